@@ -1,0 +1,149 @@
+"""Read the catalog's YAML files, validate them, and build the engine's `Catalog`.
+
+Validation runs in two passes and reports every problem at once, each naming the file, the
+entry, the field and what was expected: JSON Schema first (types, units, required fields),
+then the cross-references and physical sense in `macros.catalog_checks`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from macros.catalog_checks import Problem, check
+from macros.fitengine.catalog import Catalog
+
+CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
+
+# Each catalog file and the schema that describes it (catalog/schema/<name>.schema.json).
+FILES = ("gpus", "interconnects", "nodes", "formats", "models", "assumptions")
+
+
+class CatalogError(Exception):
+    """The catalog is invalid; `problems` lists everything found."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        count = len(problems)
+        lines = [f"The catalog has {count} problem{'s' if count != 1 else ''}:"]
+        lines += [f"  - {p}" for p in problems]
+        super().__init__("\n".join(lines))
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key given twice in one mapping (YAML would keep the last)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
+            )
+        seen.add(key)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _schemas(directory: Path) -> tuple[Registry, dict[str, dict[str, Any]]]:
+    schema_dir = directory / "schema"
+    if not schema_dir.is_dir():
+        schema_dir = CATALOG_DIR / "schema"
+    schemas = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in schema_dir.glob("*.schema.json")}
+    registry: Registry = Registry().with_resources(
+        (name, Resource.from_contents(schema)) for name, schema in schemas.items()
+    )
+    return registry, schemas
+
+
+def _entry_label(document: Any, path: list[Any]) -> tuple[str, str]:
+    """The entry (its id where it has one) and the field a JSON path points at."""
+    if len(path) >= 2 and isinstance(path[1], int):
+        items = document.get(path[0]) if isinstance(document, dict) else None
+        item = items[path[1]] if isinstance(items, list) and path[1] < len(items) else None
+        entry_id = item.get("id") if isinstance(item, dict) else None
+        entry = f"{path[0]}[{path[1]}]" + (f" {entry_id}" if isinstance(entry_id, str) else "")
+        field = ".".join(str(p) for p in path[2:]) or "(entry)"
+        return entry, field
+    if path:
+        return str(path[0]), ".".join(str(p) for p in path[1:]) or "(entry)"
+    return "(file)", "(top level)"
+
+
+def _schema_problems(file: str, document: Any, validator: Draft202012Validator) -> list[Problem]:
+    problems = []
+    for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path))):
+        leaf = error
+        while leaf.context:
+            leaf = min(leaf.context, key=lambda e: len(list(e.absolute_path)) * -1)
+        entry, field = _entry_label(document, list(leaf.absolute_path))
+        problems.append(Problem(file, entry, field, f"expected {_describe(leaf)}"))
+    return problems
+
+
+def _describe(error: Any) -> str:
+    validator = error.validator
+    value = error.validator_value
+    if validator == "const":
+        return f"{value!r}, got {error.instance!r}"
+    if validator == "enum":
+        return f"one of {', '.join(map(repr, value))}, got {error.instance!r}"
+    if validator == "required":
+        return error.message.replace("is a required property", "to be present")
+    if validator == "type":
+        kinds = " or ".join(value) if isinstance(value, list) else value
+        return f"a value of type {kinds}, got {error.instance!r}"
+    if validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        words = {"minimum": "at least", "exclusiveMinimum": "more than", "maximum": "at most", "exclusiveMaximum": "less than"}
+        return f"{words[validator]} {value}, got {error.instance!r}"
+    if validator == "pattern":
+        return f"text matching {value}, got {error.instance!r}"
+    if validator == "additionalProperties":
+        return f"no unknown field ({error.message})"
+    return error.message
+
+
+def read_catalog(directory: Path | str = CATALOG_DIR) -> tuple[dict[str, Any], list[Problem]]:
+    """The merged catalog data and every problem found in it (empty when valid)."""
+    directory = Path(directory)
+    registry, schemas = _schemas(directory)
+    data: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for name in FILES:
+        file = f"catalog/{name}.yaml"
+        path = directory / f"{name}.yaml"
+        if not path.is_file():
+            problems.append(Problem(file, "(file)", "(file)", f"expected the file {path.name} in {directory}"))
+            continue
+        try:
+            document = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
+            what = getattr(exc, "problem", None) or str(exc)
+            problems.append(Problem(file, where, "(syntax)", f"expected valid YAML: {what}"))
+            continue
+        validator = Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry)
+        file_problems = _schema_problems(file, document, validator)
+        problems += file_problems
+        if not file_problems:
+            data.update(document)
+    problems += check(data)
+    return data, problems
+
+
+def load_catalog(directory: Path | str = CATALOG_DIR) -> Catalog:
+    """The validated catalog; raises CatalogError listing every problem."""
+    data, problems = read_catalog(directory)
+    if problems:
+        raise CatalogError(problems)
+    return Catalog.from_dict(data)

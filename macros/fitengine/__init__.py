@@ -1,0 +1,54 @@
+"""The fit engine: which node holds a model, how fast it decodes, what it costs.
+
+Pure standard library, no I/O, deterministic: the same files run at build time (CPython) and
+in the reader's browser (Pyodide). Nothing here imports from the rest of `macros/`.
+"""
+
+from .architecture import Architecture, Mla, Moe, Params, count_params
+from .catalog import Catalog, DiffusionModel, Format, Gpu, Llm, Node
+from .diffusion import DiffusionFit, fit_diffusion
+from .errors import EngineError
+from .fit import NodeFit, Workload, fit_all, fit_node, workload
+from .hfconfig import from_hf_config, from_totals
+from .memory import kv_bytes_per_card, kv_bytes_per_token, weight_bytes
+from .reasons import Reason, render
+from .speed import allreduce_seconds, decode_floor, gradient_allreduce_seconds
+from .topology import GroupLink, group_link
+from .units import GB, GIB, MIB
+
+__all__ = [
+    "GB",
+    "GIB",
+    "MIB",
+    "Architecture",
+    "Catalog",
+    "DiffusionFit",
+    "DiffusionModel",
+    "EngineError",
+    "Format",
+    "Gpu",
+    "GroupLink",
+    "Llm",
+    "Mla",
+    "Moe",
+    "Node",
+    "NodeFit",
+    "Params",
+    "Reason",
+    "Workload",
+    "allreduce_seconds",
+    "count_params",
+    "decode_floor",
+    "fit_all",
+    "fit_diffusion",
+    "fit_node",
+    "from_hf_config",
+    "from_totals",
+    "gradient_allreduce_seconds",
+    "group_link",
+    "kv_bytes_per_card",
+    "kv_bytes_per_token",
+    "render",
+    "weight_bytes",
+    "workload",
+]

@@ -1,0 +1,117 @@
+"""Image and video models: does one card hold the pipeline, and how fast is the card relatively.
+
+Diffusion pipelines do not split: each card holds a whole pipeline and serves its own image
+or video, so a node of n cards runs n generations at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .catalog import Catalog, DiffusionModel, Format, Gpu, Node
+from .errors import EngineError
+from .fit import format_support
+from .memory import UNQUANTIZED_BITS
+from .reasons import Reason
+from .units import GB
+
+
+@dataclass(frozen=True)
+class DiffusionFit:
+    node: str
+    gpu: str
+    count: int
+    verdict: str  # single or none
+    offload_text_encoders: bool
+    need_gb: float
+    capacity_gb: float
+    relative_speed: float | None  # the whole node, in reference cards
+    price_month_usd: float
+    price_hour_usd: float
+    usd_per_reference_hour: float | None  # price of one reference card's hour of work
+    reason: Reason
+    notes: tuple[Reason, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["reason"] = self.reason.to_dict()
+        data["notes"] = [n.to_dict() for n in self.notes]
+        return data
+
+
+def pipeline_bytes(model: DiffusionModel, fmt: Format, with_text_encoders: bool = True) -> float:
+    """Weights on the card plus the working memory of one generation.
+
+    The format applies to the denoiser and the text encoders; the autoencoder stays in 16-bit.
+    """
+    total = model.activation_bytes
+    for c in model.components:
+        if c.role == "text_encoder" and not with_text_encoders:
+            continue
+        bits = UNQUANTIZED_BITS if c.role == "vae" else fmt.bits_per_weight
+        total += c.params * bits / 8
+    return total
+
+
+def dense_tflops(gpu: Gpu, fmt: Format) -> float:
+    """The card's dense throughput in the format: FP8 where the card computes in FP8, else BF16."""
+    if fmt.id == "fp8" and gpu.fp8 and gpu.fp8_tflops:
+        return gpu.fp8_tflops
+    return gpu.bf16_tflops
+
+
+def fit_diffusion_node(catalog: Catalog, model: DiffusionModel, fmt: Format, node: Node) -> DiffusionFit:
+    gpu = catalog.gpus[node.gpu]
+    a = catalog.assumptions
+    capacity = gpu.memory_usable_bytes * a.usable_fraction
+    price_hour = node.price_month_usd / a.hours_per_month
+    full = pipeline_bytes(model, fmt)
+    common = {
+        "node": node.id,
+        "gpu": gpu.id,
+        "count": node.count,
+        "capacity_gb": capacity / GB,
+        "price_month_usd": node.price_month_usd,
+        "price_hour_usd": price_hour,
+    }
+
+    def none(reason: Reason, need: float, notes: tuple[Reason, ...] = ()) -> DiffusionFit:
+        return DiffusionFit(
+            verdict="none", offload_text_encoders=False, need_gb=need / GB, relative_speed=None,
+            usd_per_reference_hour=None, reason=reason, notes=notes, **common,
+        )
+
+    if not fmt.diffusion:
+        return none(Reason("diffusion_format", {"format": fmt.name}), full)
+    support = format_support(gpu, fmt, is_moe=False)
+    if support is not None and support.code != "weight_only":
+        return none(support, full)
+    notes = (support,) if support is not None else ()
+    offload = False
+    need = full
+    if full > capacity:
+        need = pipeline_bytes(model, fmt, with_text_encoders=False)
+        offload = True
+        if need > capacity:
+            reason = Reason("diffusion_no_memory", {"need": need / GB, "capacity": capacity / GB})
+            return none(reason, need, notes)
+    reference = catalog.gpus[a.diffusion_reference_gpu]
+    relative = node.count * dense_tflops(gpu, fmt) / dense_tflops(reference, fmt)
+    figures = {"need": need / GB, "capacity": capacity / GB, "replicas": node.count}
+    code = "diffusion_offload" if offload else "diffusion_fits" if node.count > 1 else "diffusion_fits_one"
+    reason = Reason(code, figures)
+    return DiffusionFit(
+        verdict="single", offload_text_encoders=offload, need_gb=need / GB, relative_speed=relative,
+        usd_per_reference_hour=price_hour / relative, reason=reason, notes=notes, **common,
+    )
+
+
+def fit_diffusion(catalog: Catalog, model: str, fmt: str) -> list[DiffusionFit]:
+    """Every node of the catalog for an image or video model, in catalog order."""
+    if model not in catalog.diffusion:
+        raise EngineError(f"unknown diffusion model {model!r}; choose one of: {', '.join(catalog.diffusion)}")
+    if fmt not in catalog.formats:
+        raise EngineError(f"unknown format {fmt!r}; choose one of: {', '.join(catalog.formats)}")
+    m, f = catalog.diffusion[model], catalog.formats[fmt]
+    return [fit_diffusion_node(catalog, m, f, node) for node in catalog.nodes]

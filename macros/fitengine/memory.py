@@ -1,0 +1,83 @@
+"""Memory: weight bytes under a format, KV cache bytes under a parallel layout."""
+
+from __future__ import annotations
+
+import math
+
+from .architecture import Architecture, Params, count_params
+from .catalog import Format
+
+# Parts of a model a format may leave at 16 bits (catalog formats' `unquantized`).
+PARTS = ("embeddings", "lm_head", "attention", "mlp", "experts")
+UNQUANTIZED_BITS = 16.0
+
+
+def bits_for(fmt: Format, part: str) -> float:
+    """Bits per weight the format gives to a part of the model."""
+    return UNQUANTIZED_BITS if part in fmt.unquantized else fmt.bits_per_weight
+
+
+def weight_bytes(params: Params, fmt: Format) -> float:
+    """Bytes of all weights under the format (MoE: every expert counts)."""
+    return sum(getattr(params, part) * bits_for(fmt, part) for part in PARTS) / 8
+
+
+def active_weight_bytes(params: Params, fmt: Format, experts_read: float | None = None) -> float:
+    """Bytes one decode step reads: shared weights plus the experts it touches."""
+    shared = weight_bytes(params, fmt) - params.experts * bits_for(fmt, "experts") / 8
+    if experts_read is None:
+        experts_read = params.experts_active
+    return shared + experts_read * bits_for(fmt, "experts") / 8
+
+
+def experts_touched(arch: Architecture, params: Params, batch: int) -> float:
+    """Expert parameters a step reads with `batch` sequences in flight.
+
+    Each of E experts is picked with probability k/E per token, so a layer touches about
+    E(1 - (1 - k/E)^B) experts for B tokens.
+    """
+    if arch.moe is None or params.experts == 0:
+        return 0.0
+    e, k = arch.moe.experts, arch.moe.top_k
+    touched = e * (1 - (1 - k / e) ** max(batch, 1))
+    return params.experts * touched / e
+
+
+def kv_bytes_per_card(arch: Architecture, context: int, kv_bytes: int, tp: int = 1, pp: int = 1) -> float:
+    """KV cache of one sequence of `context` tokens, on one card of a tp x pp layout.
+
+    GQA/MHA: 2 (K and V) x kv heads on the card x head_dim x bytes, per layer and token; under
+    tensor parallelism each card holds kv_heads / tp heads, never fewer than one (heads are
+    replicated when tp exceeds them). MLA caches one latent (kv_lora_rank + rope dim) per layer
+    and token, the same on every tensor-parallel card. Sliding-window layers keep at most the
+    window. Pipeline stages each hold their share of the layers.
+    """
+    if context <= 0:
+        return 0.0
+    window_tokens = min(context, arch.sliding_window) if arch.local_layers else 0
+    token_layers = arch.global_layers * context + arch.local_layers * window_tokens
+    if arch.mla is not None:
+        per_token_layer = (arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim) * kv_bytes
+    else:
+        heads_on_card = math.ceil(arch.kv_heads / tp)
+        per_token_layer = 2 * heads_on_card * arch.head_dim * kv_bytes
+    return token_layers * per_token_layer / pp
+
+
+def kv_bytes_per_token(arch: Architecture, kv_bytes: int) -> float:
+    """KV cache bytes per token with every layer global (the figure tables usually quote)."""
+    if arch.mla is not None:
+        return arch.layers * (arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim) * kv_bytes
+    return 2 * arch.layers * arch.kv_heads * arch.head_dim * kv_bytes
+
+
+__all__ = [
+    "PARTS",
+    "active_weight_bytes",
+    "bits_for",
+    "count_params",
+    "experts_touched",
+    "kv_bytes_per_card",
+    "kv_bytes_per_token",
+    "weight_bytes",
+]

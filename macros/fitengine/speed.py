@@ -1,0 +1,34 @@
+"""Speed: the decode floor bound by memory bandwidth, and what collectives cost on a link."""
+
+from __future__ import annotations
+
+from .topology import GroupLink
+from .units import GB
+
+
+def decode_floor(bytes_per_card: float, bandwidth_gbps: float, efficiency: float) -> float:
+    """Tokens per second per sequence when each decode step reads `bytes_per_card` on the slowest path.
+
+    With n tensor-parallel cards each reads 1/n of the weights at once, which is the usual
+    efficiency x n x bandwidth / bytes; pipeline stages run one after another, so their reads add up.
+    """
+    if bytes_per_card <= 0:
+        raise ValueError("a decode step must read some bytes")
+    return efficiency * bandwidth_gbps * GB / bytes_per_card
+
+
+def allreduce_seconds(message_bytes: float, cards: int, link: GroupLink) -> float:
+    """Ring all-reduce time, nccl-tests' bus-bandwidth model: latency + 2(n-1)/n x bytes / bandwidth."""
+    if cards <= 1:
+        return 0.0
+    return link.latency_s + 2 * (cards - 1) / cards * message_bytes / (link.per_direction_gbps * GB)
+
+
+def send_seconds(message_bytes: float, link: GroupLink) -> float:
+    """One point-to-point transfer between pipeline stages."""
+    return link.latency_s + message_bytes / (link.per_direction_gbps * GB)
+
+
+def gradient_allreduce_seconds(params: float, gradient_bytes: int, cards: int, link: GroupLink) -> float:
+    """Time of one data-parallel gradient all-reduce of `params` values per training step."""
+    return allreduce_seconds(params * gradient_bytes, cards, link)
