@@ -16,7 +16,6 @@ from macros.fitengine.catalog import architecture_from_dict
 from macros.fitengine.units import GB, MIB
 
 
-
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong in the catalog: where (file, entry, field) and what was expected."""
@@ -67,7 +66,12 @@ def check(data: dict[str, Any]) -> list[Problem]:
         ref = data["assumptions"]["diffusion_reference_gpu"]["value"]
         if ref not in _ids(data["gpus"]):
             problems.append(
-                Problem("catalog/assumptions.yaml", "diffusion_reference_gpu", "value", f"expected a GPU id of catalog/gpus.yaml, got {ref!r}")
+                Problem(
+                    "catalog/assumptions.yaml",
+                    "diffusion_reference_gpu",
+                    "value",
+                    f"expected a GPU id of catalog/gpus.yaml, got {ref!r}",
+                )
             )
     return problems
 
@@ -97,7 +101,9 @@ def _gpus(data: dict[str, Any]) -> Iterator[Problem]:
         low, high = USABLE_RANGE
         if not low * sold <= usable <= high * sold:
             yield Problem(
-                file, entry, "memory_usable",
+                file,
+                entry,
+                "memory_usable",
                 f"expected between {low:g} and {high:g} times the memory sold ({gpu['memory_sold']['value']} GB), got {usable / GB:.1f} GB",
             )
         has_fp8 = gpu["fp8_dense"] is not None
@@ -110,12 +116,19 @@ def _gpus(data: dict[str, Any]) -> Iterator[Problem]:
             continue
         link = links.get(f"nvlink-{nv['generation']}")
         if link is None:
-            yield Problem(file, entry, "nvlink.generation", f"expected a link nvlink-{nv['generation']} in catalog/interconnects.yaml")
+            yield Problem(
+                file,
+                entry,
+                "nvlink.generation",
+                f"expected a link nvlink-{nv['generation']} in catalog/interconnects.yaml",
+            )
             continue
         ceiling = link["per_link"]["value"] * link["max_links"]
         if nv["per_direction"]["value"] > ceiling:
             yield Problem(
-                file, entry, "nvlink.per_direction",
+                file,
+                entry,
+                "nvlink.per_direction",
                 f"expected at most {ceiling:g} GB/s per direction for NVLink {nv['generation']} ({link['max_links']} links), got {nv['per_direction']['value']:g}",
             )
         if nv["form"] == "bridge" and "bridge_group" not in nv:
@@ -175,13 +188,17 @@ def _nodes(data: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(file, entry, "topology", "expected 'single' for one card, and only for one card")
         if link is not None and link["kind"] == "pcie" and link["pcie_generation"] > gpu["pcie"]["generation"]:
             yield Problem(
-                file, entry, "pcie",
+                file,
+                entry,
+                "pcie",
                 f"{gpu['name']} is a PCIe Gen{gpu['pcie']['generation']} card; expected a link of that generation or lower, got {node['pcie']}",
             )
         yield from _node_nvlink(file, entry, node, gpu, topology)
 
 
-def _node_nvlink(file: str, entry: str, node: dict[str, Any], gpu: dict[str, Any], topology: dict[str, Any]) -> Iterator[Problem]:
+def _node_nvlink(
+    file: str, entry: str, node: dict[str, Any], gpu: dict[str, Any], topology: dict[str, Any]
+) -> Iterator[Problem]:
     wants = topology["nvlink"]
     nv = gpu["nvlink"]
     group = node.get("nvlink_group")
@@ -190,16 +207,31 @@ def _node_nvlink(file: str, entry: str, node: dict[str, Any], gpu: dict[str, Any
             yield Problem(file, entry, "nvlink_group", f"expected no NVLink group on a {topology['id']} node")
         return
     if nv is None:
-        yield Problem(file, entry, "topology", f"{gpu['name']} has no NVLink; expected a topology without it, got {topology['id']}")
+        yield Problem(
+            file,
+            entry,
+            "topology",
+            f"{gpu['name']} has no NVLink; expected a topology without it, got {topology['id']}",
+        )
         return
     if nv["form"] != wants:
-        yield Problem(file, entry, "topology", f"{gpu['name']} takes NVLink as {nv['form']}, not {wants}; expected a matching topology")
+        yield Problem(
+            file,
+            entry,
+            "topology",
+            f"{gpu['name']} takes NVLink as {nv['form']}, not {wants}; expected a matching topology",
+        )
         return
     if wants == "bridge":
         if not group:
             yield Problem(file, entry, "nvlink_group", "expected the number of cards each bridge joins")
         elif group > nv.get("bridge_group", 0):
-            yield Problem(file, entry, "nvlink_group", f"expected at most {nv.get('bridge_group', 0)} ({gpu['name']} bridges), got {group}")
+            yield Problem(
+                file,
+                entry,
+                "nvlink_group",
+                f"expected at most {nv.get('bridge_group', 0)} ({gpu['name']} bridges), got {group}",
+            )
         elif node["count"] % group:
             yield Problem(file, entry, "nvlink_group", f"expected a divisor of the card count {node['count']}")
     elif group:
@@ -211,7 +243,9 @@ def _formats(data: dict[str, Any]) -> Iterator[Problem]:
         both = set(fmt["native"]) & set(fmt["weight_only"])
         if both:
             yield Problem(
-                "catalog/formats.yaml", f"format {fmt['id']}", "weight_only",
+                "catalog/formats.yaml",
+                f"format {fmt['id']}",
+                "weight_only",
                 f"expected an architecture in native or weight_only, not both: {', '.join(sorted(both))}",
             )
 
@@ -222,25 +256,40 @@ def _llms(data: dict[str, Any]) -> Iterator[Problem]:
     for model in data["llms"]:
         entry = f"model {model['id']}"
         if formats and model["native_format"] not in formats:
-            yield Problem(file, entry, "native_format", f"expected one of {', '.join(formats)}, got {model['native_format']!r}")
+            yield Problem(
+                file, entry, "native_format", f"expected one of {', '.join(formats)}, got {model['native_format']!r}"
+            )
         a = model["architecture"]
         if a["heads"] % a["kv_heads"]:
-            yield Problem(file, entry, "architecture.kv_heads", f"expected a divisor of heads ({a['heads']}), got {a['kv_heads']}")
+            yield Problem(
+                file, entry, "architecture.kv_heads", f"expected a divisor of heads ({a['heads']}), got {a['kv_heads']}"
+            )
         local = a.get("local_layers", 0)
         if local > a["layers"]:
-            yield Problem(file, entry, "architecture.local_layers", f"expected at most layers ({a['layers']}), got {local}")
+            yield Problem(
+                file, entry, "architecture.local_layers", f"expected at most layers ({a['layers']}), got {local}"
+            )
         if bool(local) != bool(a.get("sliding_window", 0)):
-            yield Problem(file, entry, "architecture.sliding_window", "expected a window exactly when some layers are local")
+            yield Problem(
+                file, entry, "architecture.sliding_window", "expected a window exactly when some layers are local"
+            )
         moe = a.get("moe")
         if moe and moe["top_k"] > moe["experts"]:
-            yield Problem(file, entry, "architecture.moe.top_k", f"expected at most experts ({moe['experts']}), got {moe['top_k']}")
+            yield Problem(
+                file,
+                entry,
+                "architecture.moe.top_k",
+                f"expected at most experts ({moe['experts']}), got {moe['top_k']}",
+            )
         if moe and moe.get("dense_layers", 0) >= a["layers"]:
             yield Problem(file, entry, "architecture.moe.dense_layers", f"expected fewer than layers ({a['layers']})")
         published = model["params_total"]["value"]
         counted = count_params(architecture_from_dict(a)).total
         if abs(counted - published) > PARAMS_TOLERANCE * published:
             yield Problem(
-                file, entry, "params_total",
+                file,
+                entry,
+                "params_total",
                 f"expected within {PARAMS_TOLERANCE:.1%} of the {counted:,} parameters its architecture implies, got {published:,}",
             )
 
@@ -249,6 +298,8 @@ def _diffusion(data: dict[str, Any]) -> Iterator[Problem]:
     for model in data["diffusion"]:
         if not any(c["role"] == "transformer" for c in model["components"]):
             yield Problem(
-                "catalog/models.yaml", f"model {model['id']}", "components",
+                "catalog/models.yaml",
+                f"model {model['id']}",
+                "components",
                 "expected a denoiser (role: transformer)",
             )

@@ -103,7 +103,12 @@ def _describe(error: Any) -> str:
         kinds = " or ".join(value) if isinstance(value, list) else value
         return f"a value of type {kinds}, got {error.instance!r}"
     if validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
-        words = {"minimum": "at least", "exclusiveMinimum": "more than", "maximum": "at most", "exclusiveMaximum": "less than"}
+        words = {
+            "minimum": "at least",
+            "exclusiveMinimum": "more than",
+            "maximum": "at most",
+            "exclusiveMaximum": "less than",
+        }
         return f"{words[validator]} {value}, got {error.instance!r}"
     if validator == "pattern":
         return f"text matching {value}, got {error.instance!r}"

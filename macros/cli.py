@@ -21,7 +21,9 @@ from macros.fitengine.catalog import Catalog
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m macros.fitengine", description="Which node holds a model, how fast, at what price.")
+    parser = argparse.ArgumentParser(
+        prog="python -m macros.fitengine", description="Which node holds a model, how fast, at what price."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     fit = sub.add_parser("fit", help="the verdict for every node of the catalog")
     source = fit.add_mutually_exclusive_group(required=True)
@@ -104,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 1
     if args.command == "check":
-        print(f"catalog OK: {len(catalog.gpus)} GPUs, {len(catalog.nodes)} nodes, {len(catalog.llms) + len(catalog.diffusion)} models, {len(catalog.formats)} formats")
+        print(
+            f"catalog OK: {len(catalog.gpus)} GPUs, {len(catalog.nodes)} nodes, {len(catalog.llms) + len(catalog.diffusion)} models, {len(catalog.formats)} formats"
+        )
         return 0
     try:
         rows = _fit(args, catalog)

@@ -78,8 +78,14 @@ def fit_diffusion_node(catalog: Catalog, model: DiffusionModel, fmt: Format, nod
 
     def none(reason: Reason, need: float, notes: tuple[Reason, ...] = ()) -> DiffusionFit:
         return DiffusionFit(
-            verdict="none", offload_text_encoders=False, need_gb=need / GB, relative_speed=None,
-            usd_per_reference_hour=None, reason=reason, notes=notes, **common,
+            verdict="none",
+            offload_text_encoders=False,
+            need_gb=need / GB,
+            relative_speed=None,
+            usd_per_reference_hour=None,
+            reason=reason,
+            notes=notes,
+            **common,
         )
 
     if not fmt.diffusion:
@@ -102,8 +108,14 @@ def fit_diffusion_node(catalog: Catalog, model: DiffusionModel, fmt: Format, nod
     code = "diffusion_offload" if offload else "diffusion_fits" if node.count > 1 else "diffusion_fits_one"
     reason = Reason(code, figures)
     return DiffusionFit(
-        verdict="single", offload_text_encoders=offload, need_gb=need / GB, relative_speed=relative,
-        usd_per_reference_hour=price_hour / relative, reason=reason, notes=notes, **common,
+        verdict="single",
+        offload_text_encoders=offload,
+        need_gb=need / GB,
+        relative_speed=relative,
+        usd_per_reference_hour=price_hour / relative,
+        reason=reason,
+        notes=notes,
+        **common,
     )
 
 

@@ -209,7 +209,9 @@ def fit_node(catalog: Catalog, work: Workload, node: Node) -> NodeFit:
     figures = {"need": sizing.need(layout, work.context) / GB, "capacity": sizing.capacity / GB}
     if layout.cards == 1:
         verdict = "single"
-        reason = Reason("single_copies", {**figures, "replicas": replicas}) if replicas > 1 else Reason("single", figures)
+        reason = (
+            Reason("single_copies", {**figures, "replicas": replicas}) if replicas > 1 else Reason("single", figures)
+        )
     else:
         verdict = "split"
         code = "split_tp" if layout.pp == 1 else "split_pp"
@@ -263,7 +265,9 @@ def fit_all(catalog: Catalog, work: Workload) -> list[NodeFit]:
     return [fit_node(catalog, work, node) for node in catalog.nodes]
 
 
-def workload(catalog: Catalog, model: str | Llm, fmt: str, context: int | None = None, concurrency: int | None = None) -> Workload:
+def workload(
+    catalog: Catalog, model: str | Llm, fmt: str, context: int | None = None, concurrency: int | None = None
+) -> Workload:
     """A workload from catalog ids, with the catalog's default context and concurrency."""
     a = catalog.assumptions
     if isinstance(model, str):

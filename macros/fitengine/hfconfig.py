@@ -41,7 +41,9 @@ _QK_NORM = ("qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2")
 _FOUR_NORMS = ("gemma2", "gemma3", "gemma3_text")
 
 
-def _whole(cfg: dict[str, Any], key: str, default: int | None = None, minimum: int = 1, limit: str | None = None) -> int:
+def _whole(
+    cfg: dict[str, Any], key: str, default: int | None = None, minimum: int = 1, limit: str | None = None
+) -> int:
     if key not in cfg or cfg[key] is None:
         if default is None:
             raise EngineError(f"config.json has no {key!r}: it is needed to size the model")
@@ -187,7 +189,14 @@ def from_totals(
     The hidden size, needed to price the all-reduces, is estimated from the dense rule of thumb
     params = 12 x layers x hidden^2; attention heads are taken as hidden / head_dim.
     """
-    values = {"total": total, "active": active, "layers": layers, "kv_heads": kv_heads, "head_dim": head_dim, "max_context": max_context}
+    values = {
+        "total": total,
+        "active": active,
+        "layers": layers,
+        "kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "max_context": max_context,
+    }
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
             raise EngineError(f"{key} must be a positive number, got {value!r}")
@@ -199,18 +208,32 @@ def from_totals(
         value = values[key]
         if value != int(value):
             raise EngineError(f"{key} must be a whole number, got {value!r}")
-    if layers > LIMITS["num_hidden_layers"] or kv_heads > LIMITS["num_key_value_heads"] or head_dim > LIMITS["head_dim"]:
+    if (
+        layers > LIMITS["num_hidden_layers"]
+        or kv_heads > LIMITS["num_key_value_heads"]
+        or head_dim > LIMITS["head_dim"]
+    ):
         raise EngineError("layers, KV heads or head dim is beyond any published model")
     layers, kv_heads, head_dim = int(layers), int(kv_heads), int(head_dim)
     hidden = max(head_dim, round(math.sqrt(active / (12 * layers)) / head_dim) * head_dim)
     heads = max(kv_heads, hidden // head_dim)
     heads -= heads % kv_heads
     arch = Architecture(
-        layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, vocab=1, intermediate=1,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab=1,
+        intermediate=1,
     )
     total_i, active_i = int(total), int(active)
     params = Params(embeddings=0, lm_head=0, attention=0, mlp=active_i, experts=total_i - active_i, experts_active=0)
     return Llm(
-        id="custom", name=name[:120], architecture=arch, params_total=total_i,
-        max_context=int(max_context), params_override=params,
+        id="custom",
+        name=name[:120],
+        architecture=arch,
+        params_total=total_i,
+        max_context=int(max_context),
+        params_override=params,
     )

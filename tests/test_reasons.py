@@ -1,0 +1,37 @@
+"""Every reason the engine can give reads in every locale."""
+
+import pytest
+
+from macros.fitengine import Reason, fit_all, render, workload
+from macros.fitengine.reasons import TEMPLATES
+
+
+def test_every_code_exists_in_every_locale():
+    codes = {locale: set(templates) for locale, templates in TEMPLATES.items()}
+    assert codes["fr"] == codes["en"]
+
+
+@pytest.mark.parametrize("locale", sorted(TEMPLATES))
+def test_every_reason_the_engine_gives_renders(catalog, locale):
+    seen = set()
+    for model in catalog.llms:
+        for fmt in catalog.formats:
+            for r in fit_all(catalog, workload(catalog, model, fmt)):
+                for reason in (r.reason, *r.notes):
+                    text = render(reason, locale)
+                    assert "{" not in text and text
+                    seen.add(reason.code)
+    assert {
+        "single",
+        "single_copies",
+        "split_tp",
+        "no_memory",
+        "no_memory_one",
+        "format_moe_weight_only",
+        "weight_only",
+    } <= seen
+
+
+def test_numbers_go_through_the_locale_formatter():
+    reason = Reason("single", {"need": 12.5, "capacity": 40.0})
+    assert render(reason, "fr", number=lambda x: f"<{x}>") == "Tient sur une carte : <12.5> GB sur <40.0> GB."
