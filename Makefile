@@ -1,12 +1,18 @@
 # The two set-up commands: `make site` builds the site, `make test` runs every test.
-# Each installs what it needs into .venv (and node_modules) on a fresh machine.
+# Each installs what it needs into .venv and node_modules on a fresh machine.
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+NPM_STAMP := node_modules/.installed
+# One config per locale: mkdocs.yml (French, the source) and mkdocs.<code>.yml for the others.
+LOCALE_CONFIGS := mkdocs.yml $(sort $(wildcard mkdocs.*.yml))
+LOCALE ?= fr
+PORT ?= 8000
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: test lint check clean
+.PHONY: site serve test lint check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,16 +20,32 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet ".[test]"
 	touch $(STAMP)
 
-test: $(STAMP)
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	touch $(NPM_STAMP)
+
+site: $(STAMP) $(NPM_STAMP)
+	$(PY) -m macros.fitengine check
+	rm -rf site
+	for config in $(LOCALE_CONFIGS); do $(VENV)/bin/mkdocs build --strict -f $$config || exit 1; done
+	$(PY) -m macros.site_root site
+	@echo "Built site/. To read it: python3 -m http.server -d site -b 127.0.0.1 $(PORT), then open http://127.0.0.1:$(PORT)/"
+
+serve: $(STAMP)
+	$(VENV)/bin/mkdocs serve -a 127.0.0.1:$(PORT) -f $(if $(filter fr,$(LOCALE)),mkdocs.yml,mkdocs.$(LOCALE).yml)
+
+test: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check
 	$(VENV)/bin/ruff check macros tests
+	$(VENV)/bin/ruff format --check macros tests
 	$(PY) -m pytest
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check macros tests
+	$(VENV)/bin/ruff format --check macros tests
 
 check: $(STAMP)
 	$(PY) -m macros.fitengine check
 
 clean:
-	rm -rf $(VENV) site .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules site .pytest_cache .ruff_cache .hypothesis

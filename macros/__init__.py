@@ -1,0 +1,25 @@
+"""mkdocs-macros entry point: load the catalog once per build, register the guide macros."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from macros.catalog_loader import CATALOG_DIR, CatalogError, read_catalog
+from macros.fitengine import Catalog
+from macros.guide_macros import GuideMacros
+
+
+def define_env(env: Any) -> None:
+    """Register the macros for this build's locale (theme.language of the locale's config).
+
+    The catalog is catalog/ unless the GUIDE_CATALOG environment variable names another folder.
+    """
+    locale = env.conf["theme"]["language"]
+    data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
+    if problems:
+        raise CatalogError(problems)
+    guide = GuideMacros(Catalog.from_dict(data), data, locale)
+    for name, function in guide.registrations().items():
+        env.macro(function, name)
+    env.variables["locale"] = locale

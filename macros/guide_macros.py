@@ -1,0 +1,387 @@
+"""The macros authors call in docs/<locale>/*.md. Each returns Markdown: a figure or a table.
+
+Every number comes from the catalog through the engine and is formatted for the page's locale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from macros.fitengine import (
+    GB,
+    Catalog,
+    DiffusionFit,
+    NodeFit,
+    fit_all,
+    fit_diffusion,
+    gradient_allreduce_seconds,
+    group_link,
+    render,
+    weight_bytes,
+    workload,
+)
+from macros.i18n import LABELS
+from macros.locale_format import Formatter
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([line(header), "|" + "---|" * len(header), *(line(r) for r in rows)])
+
+
+class GuideMacros:
+    """The catalog, seen through one locale's eyes."""
+
+    def __init__(self, catalog: Catalog, data: dict[str, Any], locale: str) -> None:
+        self.catalog = catalog
+        self.data = data  # the validated YAML, for the sources and explanations tables show
+        self.locale = locale
+        self.fmt = Formatter(locale)
+        self.t = LABELS[locale]
+
+    def registrations(self) -> dict[str, Callable[..., str]]:
+        """Macro name -> function, for `define_env`."""
+        return {
+            name: getattr(self, name)
+            for name in (
+                "num",
+                "usd",
+                "gpu_value",
+                "node_price",
+                "node_count",
+                "model_name",
+                "link_rate",
+                "link_ratio",
+                "allreduces_per_token",
+                "allreduce_message_kib",
+                "gradient_gb",
+                "link_table",
+                "gradient_table",
+                "compare_nodes",
+                "fit_table",
+                "tok_s",
+                "node_table",
+                "gpu_table",
+                "assumption",
+                "assumptions_table",
+                "sources_table",
+                "format_table",
+                "moe_table",
+                "diffusion_table",
+                "configurator_url",
+                "format_name",
+                "format_quality",
+                "max_cards",
+            )
+        }
+
+    # --- figures ------------------------------------------------------------------------
+
+    def num(self, value: float, digits: int = 0) -> str:
+        return self.fmt.number(value, digits)
+
+    def usd(self, value: float) -> str:
+        return self.fmt.usd(value)
+
+    def format_name(self, fmt_id: str) -> str:
+        return self.catalog.formats[fmt_id].name
+
+    def format_quality(self, fmt_id: str) -> str:
+        entry = next(f for f in self.data["formats"] if f["id"] == fmt_id)
+        return f"{entry['quality'][self.locale]} ({entry['quality_source']})"
+
+    def max_cards(self) -> str:
+        return self.fmt.number(max(n.count for n in self.catalog.nodes))
+
+    def node_count(self) -> str:
+        return self.fmt.number(len(self.catalog.nodes))
+
+    def model_name(self, model_id: str) -> str:
+        c = self.catalog
+        return (c.llms.get(model_id) or c.diffusion[model_id]).name
+
+    def gpu_value(self, gpu_id: str, field: str) -> str:
+        """A GPU figure with its unit: memory_bandwidth, memory_sold, bf16, fp8, nvlink."""
+        gpu = self.catalog.gpus[gpu_id]
+        values = {
+            "memory_bandwidth": (gpu.memory_bandwidth_gbps, "GB/s"),
+            "memory_sold": (gpu.memory_sold_gb, "GB"),
+            "bf16": (gpu.bf16_tflops, "TFLOPS"),
+            "fp8": (gpu.fp8_tflops or 0, "TFLOPS"),
+            "nvlink": (gpu.nvlink.per_direction_gbps if gpu.nvlink else 0, "GB/s"),
+        }
+        value, unit = values[field]
+        return self.fmt.unit(value, unit)
+
+    def node_price(self, node_id: str) -> str:
+        return self.fmt.usd(self.catalog.node(node_id).price_month_usd)
+
+    def link_rate(self, link_id: str, both: bool = False) -> str:
+        """A link's per-direction rate (both=True: the two directions added, as vendors quote it)."""
+        rate = self._link_rate(link_id)
+        return self.fmt.unit(rate * (2 if both else 1), "GB/s")
+
+    def link_ratio(self, fast: str, slow: str) -> str:
+        return self.fmt.number(self._link_rate(fast) / self._link_rate(slow), 0)
+
+    def allreduces_per_token(self, model_id: str) -> str:
+        arch = self.catalog.llms[model_id].architecture
+        return self.fmt.number(arch.layers * self.catalog.assumptions.allreduces_per_layer)
+
+    def allreduce_message_kib(self, model_id: str) -> str:
+        arch = self.catalog.llms[model_id].architecture
+        return self.fmt.number(arch.hidden * self.catalog.assumptions.activation_bytes / 1024)
+
+    def gradient_gb(self, model_id: str) -> str:
+        model = self.catalog.llms[model_id]
+        return self.fmt.number(model.params_total * self.catalog.assumptions.gradient_bytes / GB)
+
+    def assumption(self, key: str) -> str:
+        a = self.catalog.assumptions
+        value = getattr(a, key)
+        if key.endswith("_bytes") and key.startswith("reserve"):
+            return self.fmt.unit(value / 2**30, "GiB", 1)
+        if isinstance(value, float) and value < 1:
+            return self.fmt.number(value, 2)
+        return self.fmt.number(value) if isinstance(value, (int, float)) else str(value)
+
+    def tok_s(self, model_id: str, fmt_id: str, node_id: str, with_allreduce: bool = False) -> str:
+        r = self._fit(model_id, fmt_id)[node_id]
+        value = r.tok_s_with_allreduce if with_allreduce else r.tok_s_floor
+        return "—" if value is None else self.fmt.number(value)
+
+    def configurator_url(self, model: str, fmt: str, base: str = "../") -> str:
+        """A link to the configurator pre-filled with a workload, relative to a guide's source file."""
+        page = self.data_page("configurator")
+        return f"{base}{page}?{urlencode({'model': model, 'format': fmt})}"
+
+    def data_page(self, key: str) -> str:
+        return {"fr": {"configurator": "configurateur.md"}, "en": {"configurator": "configurator.md"}}[self.locale][key]
+
+    # --- tables -------------------------------------------------------------------------
+
+    def link_table(self) -> str:
+        """The links readers meet, per direction and both directions added."""
+        t, c = self.t, self.catalog
+        rows = []
+        for link_id in ("nvlink-4", "nvlink-5", "nvlink-3", "pcie-gen5-x16", "pcie-gen4-x16", "cross-socket"):
+            link = c.links[link_id]
+            rate = self._link_rate(link_id)
+            rows.append(
+                [
+                    link.name,
+                    self.fmt.unit(rate, "GB/s"),
+                    self.fmt.unit(2 * rate, "GB/s"),
+                    self.fmt.unit(link.latency_s * 1e6, "µs"),
+                ]
+            )
+        return _table([t["link"], t["per_direction"], t["both_directions"], t["latency"]], rows)
+
+    def gradient_table(self, model_id: str, cards: int = 4) -> str:
+        """One data-parallel gradient all-reduce of the model in BF16, per link, on `cards` cards."""
+        t, c = self.t, self.catalog
+        model = c.llms[model_id]
+        rows = []
+        for node_id in ("4x-a100-pcie-80gb", "4x-h100-pcie", "4x-a100-sxm4-80gb", "4x-h100-sxm"):
+            node = c.node(node_id)
+            link = group_link(c, node, cards)
+            seconds = gradient_allreduce_seconds(model.params_total, c.assumptions.gradient_bytes, cards, link)
+            rows.append([link.name, self.fmt.unit(link.per_direction_gbps, "GB/s"), self.fmt.unit(seconds, "s", 2)])
+        return _table([t["link"], t["per_direction"], t["time"]], rows)
+
+    def compare_nodes(self, model_id: str, fmt_id: str, *node_ids: str) -> str:
+        """The same job on several nodes, side by side."""
+        t, c = self.t, self.catalog
+        fits = self._fit(model_id, fmt_id)
+        header = [""] + [f"{c.node(n).count} × {c.gpus[c.node(n).gpu].name}" for n in node_ids]
+        rows: list[list[str]] = [[t["interconnect"]], [t["total_vram"]], [t["bandwidth_card"]]]
+        rows += [[f"{c.llms[model_id].name} {c.formats[fmt_id].name}, {t['floor']}"], [t["floor_allreduce"]], [t["price"]]]
+        for node_id in node_ids:
+            node, r = c.node(node_id), fits[node_id]
+            gpu = c.gpus[node.gpu]
+            link = group_link(c, node, node.count)
+            rows[0].append(f"{link.name} · {self.fmt.unit(link.per_direction_gbps, 'GB/s')}" if link else "—")
+            rows[1].append(self.fmt.unit(gpu.memory_sold_gb * node.count, "GB"))
+            rows[2].append(self.fmt.unit(gpu.memory_bandwidth_gbps, "GB/s"))
+            rows[3].append(self._tok(r.tok_s_floor))
+            rows[4].append(self._tok(r.tok_s_with_allreduce))
+            rows[5].append(self.fmt.usd(node.price_month_usd) + t["per_month"])
+        return _table(header, rows)
+
+    def fit_table(self, model_id: str, fmt_id: str, context: int | None = None, concurrency: int | None = None) -> str:
+        """Every node for one workload: verdict, memory, floors, prices, reason."""
+        t = self.t
+        work = workload(self.catalog, model_id, fmt_id, context, concurrency)
+        rows = []
+        for r in fit_all(self.catalog, work):
+            layout = f"{r.tensor_parallel} × {r.pipeline_parallel}" if r.cards_used else "—"
+            rows.append(
+                [
+                    f"`{r.node}`",
+                    t[r.verdict],
+                    self.fmt.number(r.cards_used) if r.cards_used else "—",
+                    layout,
+                    self.fmt.unit(r.need_gb, "GB", 1),
+                    self._tok(r.tok_s_floor),
+                    self._tok(r.tok_s_with_allreduce),
+                    self.fmt.usd(r.price_month_usd),
+                    self.fmt.usd(r.usd_per_million_tokens, cents=True) if r.usd_per_million_tokens else "—",
+                    self._reason(r),
+                ]
+            )
+        header = [t["node"], t["verdict"], t["cards"], t["tb"], t["need"], t["floor"], t["floor_allreduce"]]
+        return _table([*header, t["price_month"], t["per_mtok"], t["reason"]], rows)
+
+    def node_table(self) -> str:
+        t, c = self.t, self.catalog
+        rows = []
+        for node in c.nodes:
+            gpu = c.gpus[node.gpu]
+            link = group_link(c, node, node.count)
+            rows.append(
+                [
+                    f"`{node.id}`",
+                    gpu.name,
+                    self.fmt.number(node.count),
+                    f"{c.topologies[node.topology].name}" + (f" ({link.name})" if link else ""),
+                    self.fmt.unit(gpu.memory_sold_gb * node.count, "GB"),
+                    self.fmt.usd(node.price_month_usd),
+                    self.fmt.usd(node.price_month_usd / c.assumptions.hours_per_month, cents=True),
+                ]
+            )
+        header = [t["node"], t["gpu"], t["count"], t["topology"], t["total_vram"], t["price_month"], t["price_hour"]]
+        return _table(header, rows)
+
+    def gpu_table(self) -> str:
+        t, c = self.t, self.catalog
+        rows = []
+        for gpu in c.gpus.values():
+            nv = f"NVLink {gpu.nvlink.generation} · {self.fmt.unit(gpu.nvlink.per_direction_gbps, 'GB/s')}" if gpu.nvlink else "—"
+            rows.append(
+                [
+                    gpu.name,
+                    self.fmt.unit(gpu.memory_sold_gb, "GB"),
+                    self.fmt.unit(gpu.memory_bandwidth_gbps, "GB/s"),
+                    f"PCIe Gen{gpu.pcie_generation} ×16",
+                    nv,
+                    self.fmt.unit(gpu.bf16_tflops, "TFLOPS"),
+                    self.fmt.unit(gpu.fp8_tflops, "TFLOPS") if gpu.fp8_tflops else "—",
+                ]
+            )
+        return _table([t["gpu"], t["memory"], t["bandwidth"], t["pcie"], t["nvlink"], t["bf16"], t["fp8"]], rows)
+
+    def assumptions_table(self) -> str:
+        """The engine's constants with what they mean and where they come from."""
+        t = self.t
+        rows = []
+        for key, item in self.data["assumptions"].items():
+            value = item["value"]
+            shown = self.fmt.number(value, 2 if isinstance(value, float) and value < 1 else 1 if isinstance(value, float) else 0) if not isinstance(value, str) else f"`{value}`"
+            rows.append([f"`{key}`", f"{shown} {item['unit']}", item["explain"][self.locale], item["source"]])
+        return _table([t["assumption"], t["value"], t["meaning"], t["source"]], rows)
+
+    def sources_table(self) -> str:
+        """Every GPU figure's source, for the catalog page."""
+        t = self.t
+        rows = []
+        for gpu in self.data["gpus"]:
+            for field in ("memory_usable", "memory_bandwidth", "bf16_dense", "fp8_dense"):
+                figure = gpu.get(field)
+                if figure:
+                    rows.append([gpu["name"], f"`{field}`", f"{self.fmt.sig(figure['value'])} {figure['unit']}", figure["source"]])
+        return _table([t["gpu"], t["value"], "", t["source"]], rows)
+
+    def format_table(self, model_id: str) -> str:
+        """One model in every format: bits per weight, weights, cheapest node on one card and at all."""
+        t, c = self.t, self.catalog
+        model = c.llms[model_id]
+        rows = []
+        for fmt in c.formats.values():
+            fits = list(fit_all(c, workload(c, model_id, fmt.id)))
+            rows.append(
+                [
+                    fmt.name,
+                    self.fmt.number(fmt.bits_per_weight, 2),
+                    self.fmt.unit(weight_bytes(model.params, fmt) / GB, "GB", 1),
+                    self._cheapest(fits, single=True),
+                    self._cheapest(fits, single=False),
+                ]
+            )
+        return _table([t["format"], t["bits"], t["weights"], t["cheapest_single"], t["cheapest_any"]], rows)
+
+    def moe_table(self, *model_ids: str, fmt_id: str = "fp8") -> str:
+        """MoE models: total parameters pick the machine, active ones the speed."""
+        t, c = self.t, self.catalog
+        fmt = c.formats[fmt_id]
+        rows = []
+        for model_id in model_ids:
+            model = c.llms[model_id]
+            p = model.params
+            fits = list(fit_all(c, workload(c, model_id, fmt_id)))
+            rows.append(
+                [
+                    model.name,
+                    self.fmt.number(p.total / 1e9, 1) + " B",
+                    self.fmt.number(p.active / 1e9, 1) + " B",
+                    self.fmt.unit(weight_bytes(p, fmt) / GB, "GB"),
+                    self._cheapest(fits, single=False),
+                ]
+            )
+        header = [t["model"], t["total_params"], t["active_params"], f"{t['weights']} ({fmt.name})", t["cheapest_any"]]
+        return _table(header, rows)
+
+    def diffusion_table(self, fmt_id: str = "bf16") -> str:
+        """Each image or video model: the cheapest node that holds it, and the cheapest per unit of work."""
+        t, c = self.t, self.catalog
+        rows = []
+        for model_id, model in c.diffusion.items():
+            fits = [r for r in fit_diffusion(c, model_id, fmt_id) if r.verdict == "single"]
+            need = min((r.need_gb for r in fits if not r.offload_text_encoders), default=None)
+            cheapest = min(fits, key=lambda r: r.price_month_usd, default=None)
+            best = min(fits, key=lambda r: r.usd_per_reference_hour or 0, default=None)
+            rows.append(
+                [
+                    model.name,
+                    self.fmt.unit(need, "GB", 1) if need else "—",
+                    self._diffusion_node(cheapest),
+                    self._diffusion_node(best, per_work=True),
+                ]
+            )
+        return _table([t["model"], t["pipeline"], t["cheapest_card"], t["cheapest_work"]], rows)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _link_rate(self, link_id: str) -> float:
+        """Per-direction rate of a link as one card sees it (NVLink: the whole card, all links)."""
+        link = self.catalog.links[link_id]
+        if link.kind != "nvlink":
+            return link.per_direction_gbps
+        return link.per_direction_gbps * link.max_links
+
+    def _fit(self, model_id: str, fmt_id: str) -> dict[str, NodeFit]:
+        return {r.node: r for r in fit_all(self.catalog, workload(self.catalog, model_id, fmt_id))}
+
+    def _tok(self, value: float | None) -> str:
+        return "—" if value is None else f"{self.fmt.number(value)} tok/s"
+
+    def _reason(self, r: NodeFit) -> str:
+        return " ".join(render(x, self.locale, lambda v: self.fmt.number(v, 1)) for x in (r.reason, *r.notes))
+
+    def _cheapest(self, fits: list[NodeFit], single: bool) -> str:
+        candidates = [r for r in fits if r.verdict == "single" or (not single and r.verdict == "split")]
+        if not candidates:
+            return self.t["none_fits"]
+        best = min(candidates, key=lambda r: r.price_month_usd)
+        return f"`{best.node}` · {self.fmt.usd(best.price_month_usd)}{self.t['per_month']}"
+
+    def _diffusion_node(self, r: DiffusionFit | None, per_work: bool = False) -> str:
+        if r is None:
+            return self.t["none_fits"]
+        suffix = self.t["with_offload"] if r.offload_text_encoders else ""
+        if per_work:
+            return f"`{r.node}` · {self.fmt.usd(r.usd_per_reference_hour or 0, cents=True)}{suffix}"
+        return f"`{r.node}` · {self.fmt.usd(r.price_month_usd)}{self.t['per_month']}{suffix}"

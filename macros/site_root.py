@@ -1,0 +1,75 @@
+"""Write the files at the root of the built site: the language chooser and the 404 page.
+
+Run after every locale is built: `python -m macros.site_root site`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def locales() -> list[tuple[str, str]]:
+    """(code, name) of every locale, from the language switcher of mkdocs.yml."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    return [(alt["lang"], alt["name"]) for alt in config["extra"]["alternate"]]
+
+
+_PAGE = """<!doctype html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>{title}</title>
+{head}
+</head>
+<body>
+<main>
+<h1>{title}</h1>
+<ul>
+{links}
+</ul>
+</main>
+</body>
+</html>
+"""
+
+# Sends the reader to the locale their browser prefers; without JavaScript the links remain.
+_CHOOSER = """(function () {{
+  var available = {codes};
+  var wanted = (navigator.languages || [navigator.language || ""]).map(function (l) {{ return l.slice(0, 2).toLowerCase(); }});
+  for (var i = 0; i < wanted.length; i++) {{
+    if (available.indexOf(wanted[i]) >= 0) {{ location.replace(wanted[i] + "/"); return; }}
+  }}
+  location.replace(available[0] + "/");
+}})();
+"""
+
+
+def write_root(site: Path) -> None:
+    found = [(code, name) for code, name in locales() if (site / code / "index.html").is_file()]
+    missing = [code for code, _ in locales() if (site / code / "index.html").is_file() is False]
+    if missing:
+        raise SystemExit(f"site_root: no built locale at {', '.join(str(site / c) for c in missing)}; build every locale first")
+    codes = "[" + ", ".join(f'"{code}"' for code, _ in found) + "]"
+    (site / "choose-language.js").write_text(_CHOOSER.format(codes=codes), encoding="utf-8")
+    index_links = "\n".join(f'<li><a href="{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found)
+    head = '<script src="choose-language.js"></script>\n' + "\n".join(
+        f'<link rel="alternate" href="{code}/" hreflang="{code}">' for code, _ in found
+    )
+    (site / "index.html").write_text(
+        _PAGE.format(lang=found[0][0], title="Guides GPU · GPU Guides", head=head, links=index_links), encoding="utf-8"
+    )
+    missing_links = "\n".join(f'<li><a href="/{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found)
+    (site / "404.html").write_text(
+        _PAGE.format(lang=found[0][0], title="Page introuvable · Page not found", head="", links=missing_links),
+        encoding="utf-8",
+    )
+
+
+if __name__ == "__main__":
+    write_root(Path(sys.argv[1] if len(sys.argv) > 1 else "site"))
