@@ -199,7 +199,11 @@ class GuideMacros:
         fits = self._fit(model_id, fmt_id)
         header = [""] + [f"{c.node(n).count} × {c.gpus[c.node(n).gpu].name}" for n in node_ids]
         rows: list[list[str]] = [[t["interconnect"]], [t["total_vram"]], [t["bandwidth_card"]]]
-        rows += [[f"{c.llms[model_id].name} {c.formats[fmt_id].name}, {t['floor']}"], [t["floor_allreduce"]], [t["price"]]]
+        rows += [
+            [f"{c.llms[model_id].name} {c.formats[fmt_id].name}, {t['floor']}"],
+            [t["floor_allreduce"]],
+            [t["price"]],
+        ]
         for node_id in node_ids:
             node, r = c.node(node_id), fits[node_id]
             gpu = c.gpus[node.gpu]
@@ -260,7 +264,11 @@ class GuideMacros:
         t, c = self.t, self.catalog
         rows = []
         for gpu in c.gpus.values():
-            nv = f"NVLink {gpu.nvlink.generation} · {self.fmt.unit(gpu.nvlink.per_direction_gbps, 'GB/s')}" if gpu.nvlink else "—"
+            nv = (
+                f"NVLink {gpu.nvlink.generation} · {self.fmt.unit(gpu.nvlink.per_direction_gbps, 'GB/s')}"
+                if gpu.nvlink
+                else "—"
+            )
             rows.append(
                 [
                     gpu.name,
@@ -280,7 +288,13 @@ class GuideMacros:
         rows = []
         for key, item in self.data["assumptions"].items():
             value = item["value"]
-            shown = self.fmt.number(value, 2 if isinstance(value, float) and value < 1 else 1 if isinstance(value, float) else 0) if not isinstance(value, str) else f"`{value}`"
+            shown = (
+                self.fmt.number(
+                    value, 2 if isinstance(value, float) and value < 1 else 1 if isinstance(value, float) else 0
+                )
+                if not isinstance(value, str)
+                else f"`{value}`"
+            )
             rows.append([f"`{key}`", f"{shown} {item['unit']}", item["explain"][self.locale], item["source"]])
         return _table([t["assumption"], t["value"], t["meaning"], t["source"]], rows)
 
@@ -292,7 +306,14 @@ class GuideMacros:
             for field in ("memory_usable", "memory_bandwidth", "bf16_dense", "fp8_dense"):
                 figure = gpu.get(field)
                 if figure:
-                    rows.append([gpu["name"], f"`{field}`", f"{self.fmt.sig(figure['value'])} {figure['unit']}", figure["source"]])
+                    rows.append(
+                        [
+                            gpu["name"],
+                            f"`{field}`",
+                            f"{self.fmt.sig(figure['value'])} {figure['unit']}",
+                            figure["source"],
+                        ]
+                    )
         return _table([t["gpu"], t["value"], "", t["source"]], rows)
 
     def format_table(self, model_id: str) -> str:

@@ -54,17 +54,23 @@ def write_root(site: Path) -> None:
     found = [(code, name) for code, name in locales() if (site / code / "index.html").is_file()]
     missing = [code for code, _ in locales() if (site / code / "index.html").is_file() is False]
     if missing:
-        raise SystemExit(f"site_root: no built locale at {', '.join(str(site / c) for c in missing)}; build every locale first")
+        raise SystemExit(
+            f"site_root: no built locale at {', '.join(str(site / c) for c in missing)}; build every locale first"
+        )
     codes = "[" + ", ".join(f'"{code}"' for code, _ in found) + "]"
     (site / "choose-language.js").write_text(_CHOOSER.format(codes=codes), encoding="utf-8")
-    index_links = "\n".join(f'<li><a href="{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found)
+    index_links = "\n".join(
+        f'<li><a href="{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found
+    )
     head = '<script src="choose-language.js"></script>\n' + "\n".join(
         f'<link rel="alternate" href="{code}/" hreflang="{code}">' for code, _ in found
     )
     (site / "index.html").write_text(
         _PAGE.format(lang=found[0][0], title="Guides GPU · GPU Guides", head=head, links=index_links), encoding="utf-8"
     )
-    missing_links = "\n".join(f'<li><a href="/{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found)
+    missing_links = "\n".join(
+        f'<li><a href="/{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found
+    )
     (site / "404.html").write_text(
         _PAGE.format(lang=found[0][0], title="Page introuvable · Page not found", head="", links=missing_links),
         encoding="utf-8",

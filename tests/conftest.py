@@ -32,3 +32,11 @@ def catalog_copy(tmp_path: Path) -> Path:
     target = tmp_path / "catalog"
     shutil.copytree(CATALOG_DIR, target)
     return target
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Both locales built once for the whole run, as `make site` builds them."""
+    from .site_build import build_site
+
+    return build_site(tmp_path_factory.mktemp("site"))
