@@ -36,8 +36,11 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 class GuideMacros:
     """The catalog, seen through one locale's eyes."""
 
-    def __init__(self, catalog: Catalog, data: dict[str, Any], locale: str) -> None:
+    def __init__(
+        self, catalog: Catalog, data: dict[str, Any], locale: str, page_url: Callable[[], str] = lambda: ""
+    ) -> None:
         self.catalog = catalog
+        self.page_url = page_url  # the page being rendered, for links relative to it
         self.data = data  # the validated YAML, for the sources and explanations tables show
         self.locale = locale
         self.fmt = Formatter(locale)
@@ -76,6 +79,7 @@ class GuideMacros:
                 "format_name",
                 "format_quality",
                 "max_cards",
+                "configurator",
             )
         }
 
@@ -158,6 +162,14 @@ class GuideMacros:
         """A link to the configurator pre-filled with a workload, relative to a guide's source file."""
         page = self.data_page("configurator")
         return f"{base}{page}?{urlencode({'model': model, 'format': fmt})}"
+
+    def configurator(self, model: str = "llama-3.3-70b", fmt: str = "bf16", compact: bool = False) -> str:
+        """The configurator widget, with the build-time answer for `model` in `fmt` (see configurator_html)."""
+        from macros.configurator_html import ConfiguratorHtml
+
+        depth = self.page_url().strip("/").count("/") + 1 if self.page_url().strip("/") else 0
+        root = "../" * depth or "./"
+        return ConfiguratorHtml(self.catalog, self.locale).render(root, model, fmt, compact)
 
     def data_page(self, key: str) -> str:
         return {"fr": {"configurator": "configurateur.md"}, "en": {"configurator": "configurator.md"}}[self.locale][key]

@@ -40,3 +40,26 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from .site_build import build_site
 
     return build_site(tmp_path_factory.mktemp("site"))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, driven by Playwright (see tests/browser.py)."""
+    from playwright.sync_api import sync_playwright
+
+    from .browser import CHROMIUM, FLAGS, require_browser
+
+    require_browser()
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    """The built site on 127.0.0.1, under the Content Security Policy it must live with."""
+    from .static_server import serve
+
+    with serve(site) as url:
+        yield url

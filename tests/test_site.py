@@ -185,3 +185,37 @@ def test_a_macro_error_fails_the_build(tmp_path):
         build(config)
     assert error.value.code != 0
     assert not (tmp_path / "out" / "index.html").exists()
+
+
+def test_the_engine_ships_byte_for_byte_with_its_manifest(site):
+    import hashlib
+
+    engine = ROOT / "macros" / "fitengine"
+    manifest = json.loads((site / "engine" / "manifest.json").read_text())
+    shipped = {p.name for p in (site / "engine" / "fitengine").glob("*.py")}
+    assert shipped == {p.name for p in engine.glob("*.py")} - {"__main__.py"}
+    for name, digest in manifest["files"].items():
+        data = (site / "engine" / "fitengine" / name).read_bytes()
+        assert data == (engine / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == digest
+
+
+def test_the_browser_gets_the_validated_catalog(site, catalog):
+    from macros.fitengine import Catalog
+
+    assert Catalog.from_dict(json.loads((site / "engine" / "catalog.json").read_text())) == catalog
+
+
+def test_one_copy_of_pyodide_serves_every_locale(site):
+    assert (site / "pyodide" / "pyodide.asm.wasm").is_file()
+    assert (site / "pyodide" / "pyodide-lock.json").is_file()
+    assert not list(site.glob("*/pyodide"))
+    assert not list((site / "pyodide").glob("*.whl")), "only Pyodide's core ships"
+
+
+def test_build_time_answers_cover_every_model_and_locale(site, catalog):
+    for locale in LOCALES:
+        for model in [*catalog.llms, *catalog.diffusion]:
+            answers = json.loads((site / "engine" / "answers" / locale / f"{model}.json").read_text())
+            assert "bf16" in answers
+            assert len(answers["bf16"]["rows"]) == len(catalog.nodes)

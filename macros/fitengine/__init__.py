@@ -4,6 +4,7 @@ Pure standard library, no I/O, deterministic: the same files run at build time (
 in the reader's browser (Pyodide). Nothing here imports from the rest of `macros/`.
 """
 
+from .api import answer, link_class
 from .architecture import Architecture, Mla, Moe, Params, count_params
 from .catalog import Catalog, DiffusionModel, Format, Gpu, Llm, Node
 from .diffusion import DiffusionFit, fit_diffusion
@@ -37,6 +38,7 @@ __all__ = [
     "Reason",
     "Workload",
     "allreduce_seconds",
+    "answer",
     "count_params",
     "decode_floor",
     "fit_all",
@@ -48,6 +50,7 @@ __all__ = [
     "group_link",
     "kv_bytes_per_card",
     "kv_bytes_per_token",
+    "link_class",
     "render",
     "weight_bytes",
     "workload",

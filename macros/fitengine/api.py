@@ -1,0 +1,116 @@
+"""One call for the configurator: a request in plain data, every node's answer in plain data.
+
+The build (macros) and the browser (Pyodide worker) both call `answer`, so the table a reader
+sees before JavaScript starts and the one the widget draws come from the same function. Numbers
+stay raw; only the reason sentences are rendered, with the caller's locale number formatter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .catalog import Catalog
+from .diffusion import fit_diffusion
+from .errors import EngineError
+from .fit import fit_all, workload
+from .hfconfig import from_hf_config, from_totals
+from .reasons import render
+
+SCHEMA_VERSION = 1
+
+
+def _number(value: float) -> str:
+    return f"{value:,.1f}"
+
+
+def _whole(request: dict[str, Any], key: str) -> int | None:
+    value = request.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        value = value.strip()
+        if not value.isdigit():
+            raise EngineError(f"{key} must be a whole number, got {value[:40]!r}")
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EngineError(f"{key} must be a whole number, got {value!r}")
+    return value
+
+
+def link_class(catalog: Catalog, node_id: str) -> str:
+    """How the node's cards talk: one-card, pcie, nvlink-bridge or nvlink (SXM boards)."""
+    node = catalog.node(node_id)
+    nvlink = catalog.topologies[node.topology].nvlink
+    if node.count == 1:
+        return "one-card"
+    return {"none": "pcie", "bridge": "nvlink-bridge", "sxm": "nvlink"}[nvlink]
+
+
+def answer(
+    catalog: Catalog,
+    request: dict[str, Any],
+    locale: str = "en",
+    number: Callable[[float], str] = _number,
+) -> dict[str, Any]:
+    """Every node's answer to a request {model | config | totals, format, context, concurrency}.
+
+    Raises EngineError with a reader-facing message when the request cannot be answered.
+    """
+    if not isinstance(request, dict):
+        raise EngineError("the request must be an object")
+    fmt = request.get("format")
+    model_id = request.get("model")
+    context = _whole(request, "context")
+    concurrency = _whole(request, "concurrency")
+    if isinstance(model_id, str) and model_id in catalog.diffusion:
+        rows = [r.to_dict() for r in fit_diffusion(catalog, model_id, str(fmt))]
+        name = catalog.diffusion[model_id].name
+        kind = "diffusion"
+    else:
+        if request.get("config") is not None:
+            model: Any = from_hf_config(request["config"], name=request.get("name") or None)
+        elif request.get("totals") is not None:
+            totals = request["totals"]
+            if not isinstance(totals, dict):
+                raise EngineError("totals must be an object")
+            fields = ("total", "active", "layers", "kv_heads", "head_dim")
+            missing = [k for k in fields if totals.get(k) in (None, "")]
+            if missing:
+                raise EngineError(f"missing: {', '.join(missing)}")
+            model = from_totals(**{k: totals[k] for k in fields}, name=str(request.get("name") or "custom model"))
+        elif isinstance(model_id, str) and model_id in catalog.llms:
+            model = model_id
+        else:
+            choices = ", ".join([*catalog.llms, *catalog.diffusion])
+            raise EngineError(f"unknown model {str(model_id)[:60]!r}; choose one of: {choices}")
+        if not isinstance(fmt, str):
+            raise EngineError("choose a format")
+        work = workload(catalog, model, fmt, context, concurrency)
+        rows = [r.to_dict() for r in fit_all(catalog, work)]
+        name = work.model.name
+        kind = "llm"
+    results = []
+    for row, node in zip(rows, catalog.nodes, strict=True):
+        reason = _reason_text(row, locale, number)
+        results.append({**row, "link_class": link_class(catalog, node.id), "reason_text": reason})
+    return {"version": SCHEMA_VERSION, "kind": kind, "model_name": name, "rows": results, "summary": summary(results)}
+
+
+def _reason_text(row: dict[str, Any], locale: str, number: Callable[[float], str]) -> str:
+    from .reasons import Reason
+
+    reasons = [row["reason"], *row.get("notes", [])]
+    return " ".join(render(Reason(r["code"], r["params"]), locale, number) for r in reasons)
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, str | None]:
+    """The cheapest node that holds the model on one card, and the cheapest that holds it at all."""
+
+    def cheapest(candidates: list[dict[str, Any]]) -> str | None:
+        return min(candidates, key=lambda r: r["price_month_usd"])["node"] if candidates else None
+
+    return {
+        "cheapest_single": cheapest([r for r in rows if r["verdict"] == "single"]),
+        "cheapest_any": cheapest([r for r in rows if r["verdict"] != "none"]),
+    }

@@ -1,0 +1,89 @@
+// Module worker hosting Pyodide and the fit engine, so the page never freezes.
+// It loads Pyodide's core from the site itself, checks every engine file against the build's
+// manifest of SHA-256 hashes, imports the engine and answers requests. The engine decides
+// everything; this file only carries messages.
+
+let answer = null;
+let numberFormat = null;
+
+function post(message) {
+  self.postMessage(message);
+}
+
+async function sha256(bytes) {
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function fetchOk(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return response;
+}
+
+async function init({ shared, locale }) {
+  numberFormat = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  post({ type: "status", state: "loading", step: 1, steps: 3 });
+  const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", shared).href);
+  const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", shared).href, packages: [], stdout: () => {}, stderr: () => {} });
+
+  post({ type: "status", state: "loading", step: 2, steps: 3 });
+  const manifest = await (await fetchOk(new URL("engine/manifest.json", shared))).json();
+  pyodide.FS.mkdirTree(`/engine/${manifest.package}`);
+  for (const [name, expected] of Object.entries(manifest.files)) {
+    const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${manifest.package}/${name}`, shared))).arrayBuffer());
+    const actual = await sha256(bytes);
+    if (actual !== expected) throw new Error(`engine file ${name} does not match the build's manifest`);
+    pyodide.FS.writeFile(`/engine/${manifest.package}/${name}`, bytes);
+  }
+
+  post({ type: "status", state: "loading", step: 3, steps: 3 });
+  const catalogJson = await (await fetchOk(new URL("engine/catalog.json", shared))).text();
+  pyodide.globals.set("catalog_json", catalogJson);
+  pyodide.runPython(`
+import json, sys
+sys.path.insert(0, "/engine")
+from fitengine import Catalog, EngineError, answer as _answer
+_catalog = Catalog.from_dict(json.loads(catalog_json))
+del catalog_json
+
+def safe_answer(request, locale, number):
+    try:
+        return {"ok": True, "result": _answer(_catalog, request, locale, number)}
+    except EngineError as error:
+        return {"ok": False, "error": str(error)}
+`);
+  const safeAnswer = pyodide.globals.get("safe_answer");
+  answer = (request, locale) => {
+    const proxy = safeAnswer(pyodide.toPy(request), locale, (x) => numberFormat.format(x));
+    try {
+      return proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
+    } finally {
+      proxy.destroy();
+    }
+  };
+  post({ type: "status", state: "ready" });
+}
+
+self.onmessage = async (event) => {
+  const message = event.data;
+  if (message.type === "init") {
+    try {
+      await init(message);
+    } catch (error) {
+      post({ type: "status", state: "error", detail: String(error && error.message ? error.message : error).slice(0, 300) });
+    }
+  } else if (message.type === "answer") {
+    if (!answer) {
+      post({ type: "answer", id: message.id, ok: false, error: "engine not ready" });
+      return;
+    }
+    try {
+      const out = answer(message.request, message.locale);
+      post({ type: "answer", id: message.id, ok: out.ok, result: out.result, error: out.error });
+    } catch (error) {
+      // An unexpected failure: say so without a traceback.
+      post({ type: "answer", id: message.id, ok: false, error: "internal", detail: String(error).split("\n")[0].slice(0, 200) });
+    }
+  }
+};

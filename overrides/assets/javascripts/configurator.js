@@ -1,0 +1,528 @@
+// The configurator widget: reads the form, asks the engine, draws the table, the summary and
+// the chart, keeps the state in the URL. It holds no engine logic: every figure and every
+// reason comes from the engine (Pyodide worker, or answers the build computed with it).
+// Markup must match macros/configurator_html.py (rowHtml / row_html).
+
+const COLUMNS = ["node", "gpu", "verdict", "memory", "floor", "floor_allreduce", "price_month", "price_hour", "per_mtok", "max_context", "reason"];
+const URL_VERSION = "1";
+const LIMITS = { context: [1, 10000000], concurrency: [1, 4096] };
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+let worker = null;
+let workerState = "static";
+let nextId = 1;
+const pending = new Map();
+const statusListeners = new Set();
+
+function sharedRoot(widget) {
+  return new URL("../", new URL(widget.dataset.root || "./", location.href));
+}
+
+function startEngine(widget) {
+  if (worker) return;
+  worker = new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
+  worker.onmessage = (event) => {
+    const message = event.data;
+    if (message.type === "status") {
+      workerState = message.state;
+      statusListeners.forEach((listener) => listener(message));
+    } else if (message.type === "answer" && pending.has(message.id)) {
+      pending.get(message.id)(message);
+      pending.delete(message.id);
+    }
+  };
+  worker.onerror = () => {
+    workerState = "error";
+    statusListeners.forEach((listener) => listener({ state: "error" }));
+  };
+  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale: widget.dataset.locale });
+}
+
+function ask(request, locale) {
+  return new Promise((resolve) => {
+    const id = nextId++;
+    pending.set(id, resolve);
+    worker.postMessage({ type: "answer", id, request, locale });
+  });
+}
+
+function formatters(locale) {
+  const number = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const usd = (digits) =>
+    new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const n0 = number(0), n1 = number(1), n2 = number(2), usd0 = usd(0), usd2 = usd(2);
+  return {
+    number: (value, digits) => ({ 0: n0, 1: n1, 2: n2 })[digits].format(value),
+    usd: (value, cents) => (cents ? usd2 : usd0).format(value),
+  };
+}
+
+// Base64url of UTF-8 JSON, for custom models in shared links.
+function encodeCustom(value) {
+  const bytes = new TextEncoder().encode(JSON.stringify(value));
+  let binary = "";
+  bytes.forEach((b) => (binary += String.fromCharCode(b)));
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeCustom(text) {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
+}
+
+class Configurator {
+  constructor(root) {
+    this.root = root;
+    this.locale = root.dataset.locale;
+    this.t = JSON.parse(root.querySelector("[data-labels]").textContent);
+    this.f = formatters(this.locale);
+    this.form = root.querySelector("[data-form]");
+    this.status = root.querySelector("[data-engine-status]");
+    this.messageEl = root.querySelector("[data-message]");
+    this.table = root.querySelector("table");
+    this.tbody = this.table.querySelector("tbody");
+    this.chart = root.querySelector("[data-chart]");
+    this.custom = root.querySelector("[data-custom]");
+    this.compact = root.hasAttribute("data-compact");
+    this.catalogModels = new Set(Array.from(this.form.model.options, (o) => o.value).filter((v) => v !== "custom"));
+    this.catalogFormats = new Set(Array.from(this.form.format.options, (o) => o.value));
+    this.result = null;
+    this.sort = null;
+    this.answers = new Map();
+    this.generation = 0;
+    this.rowsFromDom();
+    root.querySelector("[data-controls]").hidden = false;
+    this.bind();
+    this.drawChart();
+    statusListeners.add((message) => this.onStatus(message));
+    if (!this.compact) this.readUrl();
+    if (this.compact) {
+      this.setStatus("static", this.t.status_lazy);
+    } else {
+      requestAnimationFrame(() => setTimeout(() => this.start(), 0));
+    }
+  }
+
+  start() {
+    if (!worker) {
+      this.setStatus("loading", this.t.status_loading);
+      startEngine(this.root);
+    }
+  }
+
+  setStatus(state, text) {
+    this.status.dataset.engineStatus = state;
+    this.status.textContent = text;
+  }
+
+  onStatus(message) {
+    if (message.state === "loading") {
+      this.setStatus("loading", `${this.t.status_loading} (${message.step}/${message.steps})`);
+    } else if (message.state === "ready") {
+      this.setStatus("ready", this.t.status_ready);
+      if (this.waiting) this.update();
+    } else if (message.state === "error") {
+      this.setStatus("error", this.t.status_error);
+    }
+  }
+
+  bind() {
+    const change = () => {
+      this.start();
+      this.update();
+    };
+    this.form.addEventListener("change", change);
+    let typing = null;
+    this.form.addEventListener("input", (event) => {
+      if (event.target.tagName === "SELECT") return;
+      clearTimeout(typing);
+      typing = setTimeout(change, 300);
+    });
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      change();
+    });
+    this.form.addEventListener("focusin", () => this.start(), { once: true });
+    this.root.querySelectorAll("[data-filter]").forEach((select) => select.addEventListener("change", () => this.applyFilters()));
+    this.root.querySelectorAll("[data-sort]").forEach((button) => button.addEventListener("click", () => this.sortBy(button.dataset.sort)));
+    this.root.querySelector("[data-copy-link]").addEventListener("click", () => this.copyLink());
+    this.root.querySelector("[data-csv]").addEventListener("click", () => this.downloadCsv());
+  }
+
+  // --- state --------------------------------------------------------------------------
+
+  readUrl() {
+    const params = new URLSearchParams(location.search);
+    if (![...params.keys()].length) return;
+    const version = params.get("v") || URL_VERSION;
+    if (version !== URL_VERSION) return; // a future link: keep the default, which always answers
+    const notes = [];
+    const model = params.get("model");
+    if (model !== null) {
+      if (this.catalogModels.has(model) || (model === "custom" && params.get("custom"))) this.form.model.value = model;
+      else notes.push(this.t.fallback.replace("{value}", model).replace("{default}", this.form.model.selectedOptions[0].textContent));
+    }
+    const format = params.get("format");
+    if (format !== null) {
+      if (this.catalogFormats.has(format)) this.form.format.value = format;
+      else notes.push(this.t.fallback.replace("{value}", format).replace("{default}", this.form.format.selectedOptions[0].textContent));
+    }
+    for (const name of ["context", "concurrency"]) {
+      if (params.get(name) !== null) this.form[name].value = params.get(name);
+    }
+    if (model === "custom") {
+      try {
+        const custom = decodeCustom(params.get("custom"));
+        if (custom && typeof custom === "object") {
+          if (custom.config) this.form.config.value = JSON.stringify(custom.config, null, 1);
+          for (const key of ["total", "active", "layers", "kv_heads", "head_dim"]) {
+            if (custom.totals && custom.totals[key] !== undefined) this.form[key].value = String(custom.totals[key]);
+          }
+        }
+      } catch {
+        notes.push(this.t.bad_json.replace("{detail}", "custom"));
+      }
+    }
+    this.urlNotes = notes;
+    this.waiting = true;
+    this.update();
+  }
+
+  writeUrl(request) {
+    if (this.compact) return;
+    const params = new URLSearchParams({ v: URL_VERSION, model: request.model || "custom", format: request.format });
+    if (request.context !== undefined) params.set("context", request.context);
+    if (request.concurrency !== undefined) params.set("concurrency", request.concurrency);
+    if (request.config || request.totals) params.set("custom", encodeCustom(request.config ? { config: request.config } : { totals: request.totals }));
+    history.replaceState(null, "", `${location.pathname}?${params}`);
+  }
+
+  fieldError(name, text) {
+    const slot = this.root.querySelector(`[data-error-for="${name}"]`);
+    if (slot) slot.textContent = text || "";
+    const field = this.form.elements[name];
+    if (field && field.setAttribute) field.setAttribute("aria-invalid", text ? "true" : "false");
+  }
+
+  message(text) {
+    this.messageEl.hidden = !text;
+    this.messageEl.textContent = text || "";
+  }
+
+  // The request the form describes, or null with the messages shown beside the fields.
+  request() {
+    let ok = true;
+    const request = { format: this.form.format.value };
+    for (const name of ["context", "concurrency"]) {
+      const raw = this.form[name].value.trim();
+      const [min, max] = LIMITS[name];
+      const value = Number(raw);
+      if (!/^\d+$/.test(raw) || value < min || value > max) {
+        this.fieldError(name, this.t.out_of_range.replace("{min}", this.f.number(min, 0)).replace("{max}", this.f.number(max, 0)));
+        ok = false;
+      } else {
+        this.fieldError(name, "");
+        request[name] = value;
+      }
+    }
+    const model = this.form.model.value;
+    this.custom.hidden = model !== "custom";
+    this.fieldError("config", "");
+    this.fieldError("totals", "");
+    if (model === "custom") {
+      const text = this.form.config.value.trim();
+      if (text) {
+        try {
+          request.config = JSON.parse(text);
+        } catch (error) {
+          this.fieldError("config", this.t.bad_json.replace("{detail}", String(error.message).slice(0, 120)));
+          ok = false;
+        }
+      } else {
+        const totals = {};
+        for (const key of ["total", "active", "layers", "kv_heads", "head_dim"]) {
+          const raw = this.form[key].value.trim().replace(",", ".");
+          const value = Number(raw);
+          totals[key] = raw === "" || !Number.isFinite(value) ? null : key === "total" || key === "active" ? value * 1e9 : value;
+        }
+        request.totals = totals;
+      }
+    } else {
+      request.model = model;
+    }
+    return ok ? request : null;
+  }
+
+  isDefaultWorkload(request) {
+    return (
+      request.model &&
+      String(request.context) === this.root.dataset.defaultContext &&
+      String(request.concurrency) === this.root.dataset.defaultConcurrency
+    );
+  }
+
+  async update() {
+    const generation = ++this.generation;
+    const request = this.request();
+    if (!request) return;
+    let out = null;
+    if (workerState === "ready") {
+      this.waiting = false;
+      out = await ask(request, this.locale);
+    } else if (this.isDefaultWorkload(request)) {
+      const built = await this.builtAnswer(request.model, request.format);
+      out = built ? { ok: true, result: built } : null;
+      if (!out) this.waiting = true;
+    } else {
+      this.waiting = true;
+      if (workerState === "error") this.message(this.t.status_error);
+      return;
+    }
+    if (generation !== this.generation || !out) return;
+    if (!out.ok) {
+      const detail = out.error === "internal" ? this.t.status_error : out.error;
+      const field = /config|custom/i.test(detail) || request.config ? "config" : request.totals ? "totals" : null;
+      if (field) this.fieldError(field, detail);
+      this.message(detail);
+      return;
+    }
+    this.message((this.urlNotes || []).join(" "));
+    this.urlNotes = [];
+    this.show(out.result);
+    this.writeUrl(request);
+  }
+
+  async builtAnswer(model, format) {
+    if (!this.answers.has(model)) {
+      const url = new URL(`engine/answers/${this.locale}/${encodeURIComponent(model)}.json`, sharedRoot(this.root));
+      this.answers.set(model, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+    }
+    const byFormat = await this.answers.get(model);
+    return byFormat ? byFormat[format] || null : null;
+  }
+
+  // --- drawing ------------------------------------------------------------------------
+
+  show(result) {
+    this.result = result;
+    const kind = result.kind;
+    this.table.dataset.kind = kind;
+    this.table.querySelector("caption").textContent = this.t.caption.replace("{model}", result.model_name);
+    this.table.querySelectorAll("th[data-col]").forEach((th) => {
+      const col = th.dataset.col;
+      const key = kind === "diffusion" && this.t[`col_${col}_diffusion`] ? `col_${col}_diffusion` : `col_${col}`;
+      th.querySelector("button").textContent = this.t[key];
+    });
+    this.tbody.innerHTML = result.rows.map((r) => this.rowHtml(r, kind)).join("\n");
+    this.root.querySelector("[data-summary]").innerHTML = this.summaryHtml(result);
+    if (this.sort) this.sortBy(this.sort.col, true);
+    this.applyFilters();
+    this.drawChart();
+  }
+
+  summaryHtml(result) {
+    const rows = Object.fromEntries(result.rows.map((r) => [r.node, r]));
+    const node = (id) =>
+      id == null || id === undefined
+        ? escapeHtml(this.t.no_node)
+        : `<code>${escapeHtml(id)}</code> (${escapeHtml(this.f.usd(rows[id].price_month_usd, false))}${escapeHtml(this.t.per_month)})`;
+    return `${escapeHtml(this.t.summary_single)} ${node(result.summary.cheapest_single)}. ${escapeHtml(this.t.summary_any)} ${node(result.summary.cheapest_any)}.`;
+  }
+
+  rowHtml(r, kind) {
+    const t = this.t, f = this.f;
+    const gpu = this.gpuNames[r.gpu] || r.gpu;
+    let tok, tokAr, perMtok, maxContext, cards, verdict, rawTok;
+    if (kind === "diffusion") {
+      tok = r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`;
+      tokAr = r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, true);
+      perMtok = "";
+      maxContext = "";
+      cards = r.verdict !== "none" ? 1 : 0;
+      verdict = t[r.verdict];
+      rawTok = r.relative_speed;
+    } else {
+      tok = r.tok_s_floor == null ? "" : f.number(r.tok_s_floor, 1);
+      tokAr = r.tok_s_with_allreduce == null ? "" : f.number(r.tok_s_with_allreduce, 1);
+      perMtok = r.usd_per_million_tokens == null ? "" : f.usd(r.usd_per_million_tokens, true);
+      maxContext = r.verdict === "none" ? "" : f.number(r.max_context, 0);
+      cards = r.cards_used;
+      verdict = t[r.verdict];
+      if (r.verdict === "split") {
+        verdict += " · " + t.layout.replace("{cards}", cards).replace("{tp}", r.tensor_parallel).replace("{pp}", r.pipeline_parallel);
+      }
+      rawTok = r.tok_s_floor;
+    }
+    const cells = [
+      `<td><code>${escapeHtml(r.node)}</code></td>`,
+      `<td>${escapeHtml(gpu)}</td>`,
+      `<td>${escapeHtml(verdict)}</td>`,
+      `<td>${this.barHtml(r, kind)}</td>`,
+      `<td class="num">${escapeHtml(tok)}</td>`,
+      `<td class="num">${escapeHtml(tokAr)}</td>`,
+      `<td class="num">${escapeHtml(f.usd(r.price_month_usd, false))}</td>`,
+      `<td class="num">${escapeHtml(f.usd(r.price_hour_usd, true))}</td>`,
+      `<td class="num">${escapeHtml(perMtok)}</td>`,
+      `<td class="num">${escapeHtml(maxContext)}</td>`,
+      `<td>${escapeHtml(r.reason_text)}</td>`,
+    ];
+    const raw = (v) => (v == null || v === undefined ? "" : String(v));
+    const attrs =
+      `data-node="${escapeHtml(r.node)}" data-verdict="${escapeHtml(r.verdict)}" data-cards="${cards}" ` +
+      `data-tok-s="${raw(rawTok)}" data-price-month="${raw(r.price_month_usd)}" ` +
+      `data-gpu="${escapeHtml(r.gpu)}" data-link="${escapeHtml(r.link_class)}"`;
+    return `<tr ${attrs}>${cells.join("")}</tr>`;
+  }
+
+  barHtml(r, kind) {
+    const t = this.t, f = this.f;
+    const capacity = r.capacity_gb;
+    const parts = kind === "diffusion" ? [["weights", r.need_gb]] : [["weights", r.weights_gb], ["kv", r.kv_gb], ["reserve", r.reserve_gb]];
+    const used = parts.reduce((sum, [, v]) => sum + v, 0);
+    const scale = Math.max(capacity, used);
+    parts.push(["free", Math.max(capacity - used, 0)]);
+    let x = 0;
+    const rects = [];
+    for (const [name, value] of parts) {
+      const width = (100 * value) / scale;
+      if (width > 0) rects.push(`<rect class="bar__${name}" x="${x.toFixed(2)}" width="${width.toFixed(2)}" height="10"></rect>`);
+      x += width;
+    }
+    const label = parts.map(([name, value]) => `${t["bar_" + name]} ${f.number(value, 1)} GB`).join(" · ");
+    const text = `${f.number(used, 1)} / ${f.number(capacity, 1)} GB`;
+    return (
+      `<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label="${escapeHtml(label)}">` +
+      `<title>${escapeHtml(label)}</title>${rects.join("")}</svg>` +
+      `<span class="bar__text">${escapeHtml(text)}</span>`
+    );
+  }
+
+  get gpuNames() {
+    if (!this._gpuNames) {
+      this._gpuNames = Object.fromEntries(Array.from(this.root.querySelectorAll('[data-filter="gpu"] option'), (o) => [o.value, o.textContent]));
+    }
+    return this._gpuNames;
+  }
+
+  rowsFromDom() {
+    // The build-time rows already carry everything sorting and filtering need.
+    this.table.querySelectorAll("th[data-col]").forEach((th) => th.setAttribute("aria-sort", "none"));
+  }
+
+  sortBy(col, keep) {
+    const index = COLUMNS.indexOf(col);
+    if (!keep) this.sort = this.sort && this.sort.col === col ? { col, dir: -this.sort.dir } : { col, dir: 1 };
+    const { dir } = this.sort;
+    const rows = Array.from(this.tbody.rows);
+    const key = (tr) => {
+      if (col === "floor") return tr.dataset.tokS === "" ? null : Number(tr.dataset.tokS);
+      if (col === "price_month" || col === "price_hour") return Number(tr.dataset.priceMonth);
+      if (col === "memory") return Number(tr.dataset.cards);
+      const text = tr.cells[index].textContent.trim();
+      if (tr.cells[index].classList.contains("num")) {
+        const number = Number(text.replace(/[^\d,.-]/g, "").replace(/[\s\u202f\u00a0]/g, "").replace(this.locale === "fr" ? "," : /(?!)/, "."));
+        return text === "" ? null : number;
+      }
+      return text;
+    };
+    rows.sort((a, b) => {
+      const ka = key(a), kb = key(b);
+      if (ka == null && kb == null) return 0;
+      if (ka == null) return 1;
+      if (kb == null) return -1;
+      return (typeof ka === "number" ? ka - kb : String(ka).localeCompare(String(kb), this.locale)) * dir;
+    });
+    rows.forEach((tr) => this.tbody.appendChild(tr));
+    this.table.querySelectorAll("th[data-col]").forEach((th) => {
+      th.setAttribute("aria-sort", th.dataset.col === col ? (dir > 0 ? "ascending" : "descending") : "none");
+    });
+  }
+
+  applyFilters() {
+    const filters = {};
+    this.root.querySelectorAll("[data-filter]").forEach((select) => (filters[select.dataset.filter] = select.value));
+    Array.from(this.tbody.rows).forEach((tr) => {
+      tr.hidden =
+        (filters.verdict && tr.dataset.verdict !== filters.verdict) ||
+        (filters.gpu && tr.dataset.gpu !== filters.gpu) ||
+        (filters.link && tr.dataset.link !== filters.link);
+    });
+  }
+
+  drawChart() {
+    if (this.compact) return;
+    // Drawn from the table's own data, so the build-time table gets its chart too.
+    const kind = this.table.dataset.kind;
+    const points = Array.from(this.tbody.rows)
+      .filter((tr) => tr.dataset.verdict !== "none" && tr.dataset.tokS !== "")
+      .map((tr) => ({ node: tr.dataset.node, x: Number(tr.dataset.tokS), y: Number(tr.dataset.priceMonth) }));
+    if (!points.length) {
+      this.chart.hidden = true;
+      return;
+    }
+    const W = 640, H = 360, L = 80, B = 50, T = 20, R = 20;
+    const maxX = Math.max(...points.map((p) => p.x)) * 1.08 || 1;
+    const maxY = Math.max(...points.map((p) => p.y)) * 1.08 || 1;
+    const sx = (x) => L + (x / maxX) * (W - L - R);
+    const sy = (y) => H - B - (y / maxY) * (H - B - T);
+    const ticks = (max) => Array.from({ length: 5 }, (_, i) => (max * (i + 1)) / 5);
+    const xLabel = kind === "diffusion" ? this.t.chart_x_diffusion : this.t.chart_x;
+    const parts = [
+      `<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="cfg-chart-title"><title id="cfg-chart-title">${escapeHtml(this.t.chart_title)}</title>`,
+      `<line class="axis" x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}"></line><line class="axis" x1="${L}" y1="${T}" x2="${L}" y2="${H - B}"></line>`,
+    ];
+    for (const x of ticks(maxX)) {
+      parts.push(`<text class="tick" x="${sx(x)}" y="${H - B + 18}" text-anchor="middle">${escapeHtml(this.f.number(x, x < 10 ? 1 : 0))}</text>`);
+    }
+    for (const y of ticks(maxY)) {
+      parts.push(`<text class="tick" x="${L - 8}" y="${sy(y) + 4}" text-anchor="end">${escapeHtml(this.f.usd(y, false))}</text>`);
+    }
+    parts.push(`<text class="label" x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle">${escapeHtml(xLabel)}</text>`);
+    parts.push(`<text class="label" x="16" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(T + H - B) / 2})">${escapeHtml(this.t.chart_y)}</text>`);
+    for (const p of points) {
+      parts.push(`<circle cx="${sx(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="5"><title>${escapeHtml(p.node)}</title></circle>`);
+    }
+    parts.push("</svg>");
+    this.chart.innerHTML = parts.join("");
+    this.chart.hidden = false;
+  }
+
+  // --- sharing ------------------------------------------------------------------------
+
+  async copyLink() {
+    const button = this.root.querySelector("[data-copy-link]");
+    try {
+      await navigator.clipboard.writeText(location.href);
+      this.message(this.t.copied);
+    } catch {
+      this.message(location.href);
+    }
+    button.blur();
+  }
+
+  downloadCsv() {
+    const header = ["node", "gpu", "verdict", "cards", "tok_s_floor", "tok_s_with_allreduce", "price_month_usd", "price_hour_usd", "usd_per_million_tokens", "max_context", "reason"];
+    const quote = (v) => {
+      const text = v == null || v === undefined ? "" : String(v);
+      return /[",\n;]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+    };
+    const rows = this.result
+      ? this.result.rows.map((r) => [
+          r.node, r.gpu, r.verdict, r.cards_used ?? (r.verdict === "none" ? 0 : 1), r.tok_s_floor ?? r.relative_speed, r.tok_s_with_allreduce,
+          r.price_month_usd, r.price_hour_usd, r.usd_per_million_tokens, r.max_context, r.reason_text,
+        ])
+      : Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, "", tr.dataset.priceMonth, "", "", "", tr.cells[10].textContent]);
+    const csv = [header, ...rows].map((row) => row.map(quote).join(",")).join("\r\n") + "\r\n";
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
+    link.download = `configurator-${this.form.model.value}-${this.form.format.value}.csv`;
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  }
+}
+
+document.querySelectorAll("[data-configurator]").forEach((root) => new Configurator(root));

@@ -1,0 +1,47 @@
+"""Shared browser set-up: Debian's Chromium through Playwright, never a downloaded browser.
+
+In CI (CI=true) a missing browser fails the tests; elsewhere it skips them with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .site_build import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+def require_browser() -> None:
+    missing = [str(p) for p in (CHROMIUM, AXE) if not p.exists()]
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"browser tests must run in CI, but these are missing: {', '.join(missing)}")
+        pytest.skip(f"not installed here: {', '.join(missing)} (apt-get install chromium; npm ci)")
+
+
+def wait_until(check: Callable[[], object], timeout: float = 60.0, what: str = "condition") -> object:
+    """Poll from the test side: page-side waits evaluate strings, which the site's CSP forbids."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)

@@ -1,0 +1,266 @@
+"""The configurator in the browser: the same engine in Pyodide, under the site's CSP.
+
+Parity: the browser's verdicts and figures equal the build-time engine's for every catalog
+model. Then URL state, CSV, hostile input, the compact widget's lazy start."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from urllib.parse import parse_qs, quote, urlparse
+
+import pytest
+
+from macros.fitengine import answer
+
+from .browser import ARTIFACTS, wait_until
+from .test_site import PAGE_PATHS
+
+pytestmark = pytest.mark.browser
+
+FORMATS = ("bf16", "fp8", "awq-int4", "mxfp4")
+
+
+def open_configurator(browser, server, locale="fr", query=""):
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{server}/{locale}/{PAGE_PATHS['configurator'][locale]}{query}")
+    return context, page, errors, requests
+
+
+def wait_ready(page):
+    wait_until(
+        lambda: page.get_attribute("[data-engine-status]", "data-engine-status") in ("ready", "error"), 90, "the engine"
+    )
+    assert page.get_attribute("[data-engine-status]", "data-engine-status") == "ready"
+
+
+def rows(page):
+    return page.eval_on_selector_all(
+        "tr[data-node]",
+        "trs => trs.map(tr => ({node: tr.dataset.node, verdict: tr.dataset.verdict, cards: tr.dataset.cards,"
+        " tok: tr.dataset.tokS, price: tr.dataset.priceMonth}))",
+    )
+
+
+def href(page):
+    # page.url lags behind history.replaceState; ask the page itself.
+    return page.evaluate("location.href")
+
+
+def choose(page, model, fmt):
+    page.select_option("select[name=model]", model)
+    page.select_option("select[name=format]", fmt)
+    wait_until(lambda: f"model={quote(model)}&format={fmt}&" in href(page), 10, f"{model} {fmt}")
+
+
+def expected(catalog, model, fmt):
+    result = answer(catalog, {"model": model, "format": fmt})
+    out = []
+    for r in result["rows"]:
+        tok = r.get("tok_s_floor", r.get("relative_speed"))
+        cards = r.get("cards_used", 1 if r["verdict"] != "none" else 0)
+        out.append((r["node"], r["verdict"], int(cards), tok, r["price_month_usd"]))
+    return out
+
+
+def test_engine_starts_under_csp_with_only_local_requests(browser, server):
+    for locale in ("fr", "en"):
+        context, page, errors, requests = open_configurator(browser, server, locale)
+        assert page.get_attribute("[data-configurator]", "data-configurator") is not None
+        wait_ready(page)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"configurator-{locale}.png"), full_page=True)
+        assert all(u.startswith(server) for u in requests), [u for u in requests if not u.startswith(server)]
+        assert any("/pyodide/pyodide.asm.wasm" in u for u in requests)
+        assert not errors, errors
+        context.close()
+
+
+def test_browser_answers_equal_the_build_engines(browser, server, catalog):
+    context, page, errors, _ = open_configurator(browser, server)
+    wait_ready(page)
+    for model in [*catalog.llms, *catalog.diffusion]:
+        for fmt in FORMATS:
+            choose(page, model, fmt)
+            got = rows(page)
+            want = expected(catalog, model, fmt)
+            assert [r["node"] for r in got] == [w[0] for w in want]
+            for r, (node, verdict, cards, tok, price) in zip(got, want, strict=True):
+                assert r["verdict"] == verdict, (model, fmt, node)
+                assert int(r["cards"]) == cards, (model, fmt, node)
+                assert float(r["price"]) == pytest.approx(price)
+                if tok is None:
+                    assert r["tok"] == ""
+                else:
+                    assert float(r["tok"]) == pytest.approx(tok, rel=1e-12), (model, fmt, node)
+    assert not errors, errors
+    context.close()
+
+
+def test_browser_formatting_equals_babels(browser, server):
+    """The table the build wrote (Babel) and the one the widget draws (Intl) are the same markup."""
+    for locale in ("fr", "en"):
+        context, page, errors, _ = open_configurator(browser, server, locale)
+        built = page.inner_html("table tbody")
+        wait_ready(page)
+        choose(page, "llama-3.1-8b", "fp8")
+        choose(page, "llama-3.3-70b", "bf16")
+        drawn = page.inner_html("table tbody")
+        assert [line.strip() for line in drawn.split("\n") if line.strip()] == [
+            line.strip() for line in built.split("\n") if line.strip()
+        ]
+        assert not errors, errors
+        context.close()
+
+
+def test_url_state_survives_a_reload(browser, server):
+    context, page, errors, _ = open_configurator(browser, server)
+    wait_ready(page)
+    page.select_option("select[name=model]", "qwen3-32b")
+    page.select_option("select[name=format]", "awq-int4")
+    page.fill("input[name=context]", "16384")
+    page.fill("input[name=concurrency]", "8")
+    wait_until(lambda: "concurrency=8" in href(page) and "context=16384" in href(page), 10, "the URL")
+    before = rows(page)
+    page.reload()
+    wait_ready(page)
+    wait_until(lambda: "Qwen3 32B" in page.text_content("table caption"), 10, "the restored table")
+    assert page.input_value("select[name=model]") == "qwen3-32b"
+    assert page.input_value("input[name=context]") == "16384"
+    assert rows(page) == before
+    assert not errors, errors
+    context.close()
+
+
+def test_custom_model_link_decodes(browser, server, catalog):
+    config = json.loads(
+        (__import__("pathlib").Path(__file__).parent / "fixtures" / "configs" / "mixtral-8x7b.json").read_text()
+    )
+    context, page, errors, _ = open_configurator(browser, server)
+    wait_ready(page)
+    page.select_option("select[name=model]", "custom")
+    page.fill("textarea[name=config]", json.dumps(config))
+    wait_until(lambda: "model=custom" in href(page), 10, "the custom model")
+    shared = href(page)
+    got = rows(page)
+    page.goto(shared)
+    wait_ready(page)
+    wait_until(lambda: rows(page) == got, 10, "the same answer from the shared link")
+    assert not errors, errors
+    context.close()
+
+
+def test_csv_matches_the_table(browser, server):
+    context, page, errors, _ = open_configurator(browser, server)
+    wait_ready(page)
+    choose(page, "gpt-oss-120b", "mxfp4")
+    with page.expect_download() as download:
+        page.click("[data-csv]")
+    text = download.value.path().read_text(encoding="utf-8")
+    table = list(csv.DictReader(io.StringIO(text)))
+    shown = rows(page)
+    assert [r["node"] for r in table] == [r["node"] for r in shown]
+    for line, row in zip(table, shown, strict=True):
+        assert line["verdict"] == row["verdict"]
+        assert float(line["price_month_usd"]) == float(row["price"])
+        assert (line["tok_s_floor"] == "") == (row["tok"] == "")
+        if row["tok"]:
+            assert float(line["tok_s_floor"]) == pytest.approx(float(row["tok"]))
+    assert not errors, errors
+    context.close()
+
+
+def test_sort_and_filter(browser, server):
+    context, page, errors, _ = open_configurator(browser, server)
+    wait_ready(page)
+    page.click("button[data-sort=price_month]")
+    prices = [float(r["price"]) for r in rows(page)]
+    assert prices == sorted(prices)
+    page.select_option("[data-filter=verdict]", "split")
+    visible = page.eval_on_selector_all("tr[data-node]:not([hidden])", "trs => trs.map(t => t.dataset.verdict)")
+    assert visible and set(visible) == {"split"}
+    page.select_option("[data-filter=verdict]", "")
+    page.select_option("[data-filter=link]", "nvlink")
+    links = page.eval_on_selector_all("tr[data-node]:not([hidden])", "trs => trs.map(t => t.dataset.link)")
+    assert links and set(links) == {"nvlink"}
+    assert page.locator("[data-chart] svg circle").count() > 0
+    assert not errors, errors
+    context.close()
+
+
+HOSTILE = '<img src=x onerror="alert(1)">'
+
+
+def test_hostile_url_falls_back_and_says_so(browser, server):
+    query = f"?v=1&model={quote(HOSTILE)}&format=bf16&context=4096&concurrency=1"
+    context, page, errors, _ = open_configurator(browser, server, query=query)
+    wait_ready(page)
+    wait_until(lambda: page.text_content("[data-message]"), 10, "the fallback message")
+    assert HOSTILE in page.text_content("[data-message]")
+    assert page.locator("[data-message] img").count() == 0
+    assert page.input_value("select[name=model]") == "llama-3.3-70b"
+    assert not errors, errors
+    context.close()
+
+
+def test_hostile_config_is_shown_as_text(browser, server):
+    context, page, errors, _ = open_configurator(browser, server)
+    wait_ready(page)
+    page.select_option("select[name=model]", "custom")
+    config = json.loads(
+        (__import__("pathlib").Path(__file__).parent / "fixtures" / "configs" / "llama-3.1-8b.json").read_text()
+    )
+    config["_name_or_path"] = HOSTILE
+    page.fill("textarea[name=config]", json.dumps(config))
+    wait_until(lambda: HOSTILE in (page.text_content("table caption") or ""), 10, "the custom model's name")
+    assert page.locator("table caption img").count() == 0
+    del config["num_hidden_layers"]
+    page.fill("textarea[name=config]", json.dumps(config))
+    wait_until(lambda: "num_hidden_layers" in page.text_content("[data-error-for=config]"), 10, "the missing key")
+    page.fill("textarea[name=config]", "{not json")
+    wait_until(
+        lambda: page.text_content("[data-error-for=config]") and "JSON" in page.text_content("[data-error-for=config]"),
+        10,
+        "the JSON error",
+    )
+    assert not errors, errors
+    context.close()
+
+
+def test_out_of_range_numbers_get_a_message_beside_the_field(browser, server):
+    context, page, errors, _ = open_configurator(browser, server)
+    wait_ready(page)
+    # A number field takes no letters; these are the numbers a reader can still type.
+    for value in ("-5", "0", "1e9", "2.5", "99999999999"):
+        page.fill("input[name=context]", value)
+        wait_until(lambda: page.text_content("[data-error-for=context]"), 5, f"a message for {value}")
+        assert page.get_attribute("input[name=context]", "aria-invalid") == "true"
+    page.fill("input[name=context]", "4096")
+    wait_until(lambda: not page.text_content("[data-error-for=context]"), 5, "the message to clear")
+    assert not errors, errors
+    context.close()
+
+
+def test_guide_widget_loads_pyodide_only_when_touched(browser, server):
+    context = browser.new_context()
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{server}/en/{PAGE_PATHS['nvlink']['en']}")
+    page.wait_for_load_state("networkidle")
+    assert page.locator("[data-configurator][data-compact] tr[data-node]").count() == 41
+    assert not [u for u in requests if "/pyodide/" in u]
+    page.focus("[data-configurator][data-compact] select[name=model]")
+    wait_ready(page)
+    assert [u for u in requests if "/pyodide/" in u]
+    query = parse_qs(urlparse(href(page)).query)
+    assert "model" not in query  # the guide's widget leaves the guide's URL alone
+    context.close()
