@@ -3,8 +3,11 @@
     fit    --model ID --format ID [--context TOKENS] [--concurrency N] [--catalog DIR] [--json]
            (--config PATH sizes a model from a Hugging Face config.json instead of --model)
     check  [--catalog DIR]
+    topo FILE --node ID [--json]        judge `nvidia-smi topo -m` output against a node
+    nvlink FILE --node ID [--json]      judge `nvidia-smi nvlink --status` output
+    allreduce FILE --node ID [--json]   judge nccl-tests' all_reduce_perf output
 
-Exit codes: 0 success, 1 invalid catalog, 2 bad arguments or input.
+Exit codes: 0 success (whatever the verdict), 1 invalid catalog, 2 bad arguments or input.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from macros.catalog_loader import CATALOG_DIR, CatalogError, load_catalog
-from macros.fitengine import EngineError, fit_all, fit_diffusion, from_hf_config, render, workload
+from macros.fitengine import EngineError, check_measurement, fit_all, fit_diffusion, from_hf_config, render, workload
 from macros.fitengine.catalog import Catalog
 
 
@@ -36,7 +39,28 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--json", action="store_true", help="print JSON instead of a table")
     check = sub.add_parser("check", help="validate a catalog")
     check.add_argument("--catalog", type=Path, default=CATALOG_DIR, help="catalog folder (default: catalog/)")
+    for kind, what in MEASURED.items():
+        measure = sub.add_parser(kind, help=f"judge {what} against a node")
+        measure.add_argument("file", type=Path, help=f"a file holding {what}")
+        measure.add_argument("--node", required=True, help="the node id you rent")
+        measure.add_argument("--catalog", type=Path, default=CATALOG_DIR, help="catalog folder (default: catalog/)")
+        measure.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser
+
+
+MEASURED = {
+    "topo": "the output of `nvidia-smi topo -m`",
+    "nvlink": "the output of `nvidia-smi nvlink --status`",
+    "allreduce": "the output of nccl-tests' all_reduce_perf",
+}
+
+
+def _measure(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]:
+    try:
+        text = args.file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise EngineError(f"cannot read {args.file}: {exc.strerror}") from None
+    return check_measurement(catalog, args.command, text, args.node)
 
 
 def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
@@ -111,9 +135,20 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     try:
-        rows = _fit(args, catalog)
+        if args.command in MEASURED:
+            result = _measure(args, catalog)
+        else:
+            rows = _fit(args, catalog)
     except EngineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.command in MEASURED:
+        if args.json:
+            print(json.dumps(result, indent=2, ensure_ascii=False))
+        else:
+            print(f"{args.node}: {result['verdict']}")
+            for reason in result["reasons"]:
+                print(f"  [{reason['severity']}] {reason['text']}")
+        return 0
     print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else _table(rows))
     return 0

@@ -4,7 +4,7 @@ Pure standard library, no I/O, deterministic: the same files run at build time (
 in the reader's browser (Pyodide). Nothing here imports from the rest of `macros/`.
 """
 
-from .api import answer, link_class
+from .api import answer, check_measurement, link_class
 from .architecture import Architecture, Mla, Moe, Params, count_params
 from .catalog import Catalog, DiffusionModel, Format, Gpu, Llm, Node
 from .diffusion import DiffusionFit, fit_diffusion
@@ -39,6 +39,7 @@ __all__ = [
     "Workload",
     "allreduce_seconds",
     "answer",
+    "check_measurement",
     "count_params",
     "decode_floor",
     "fit_all",

@@ -14,8 +14,11 @@ from .catalog import Catalog
 from .diffusion import fit_diffusion
 from .errors import EngineError
 from .fit import fit_all, workload
+from .health import check_allreduce, check_nvlink, check_topology
 from .hfconfig import from_hf_config, from_totals
-from .reasons import render
+from .nccl_tests import parse_allreduce
+from .nvidia_smi import parse_nvlink_status, parse_topo
+from .reasons import Reason, render
 
 SCHEMA_VERSION = 1
 
@@ -98,8 +101,6 @@ def answer(
 
 
 def _reason_text(row: dict[str, Any], locale: str, number: Callable[[float], str]) -> str:
-    from .reasons import Reason
-
     reasons = [row["reason"], *row.get("notes", [])]
     return " ".join(render(Reason(r["code"], r["params"]), locale, number) for r in reasons)
 
@@ -114,3 +115,41 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, str | None]:
         "cheapest_single": cheapest([r for r in rows if r["verdict"] == "single"]),
         "cheapest_any": cheapest([r for r in rows if r["verdict"] != "none"]),
     }
+
+
+MEASUREMENTS = ("topo", "nvlink", "allreduce")
+
+
+def check_measurement(
+    catalog: Catalog,
+    kind: str,
+    text: str,
+    node_id: str,
+    locale: str = "en",
+    number: Callable[[float], str] = _number,
+) -> dict[str, Any]:
+    """Judge a pasted `topo -m`, `nvlink --status` or `all_reduce_perf` output against a node.
+
+    Raises EngineError when the text is not such an output or the node is unknown.
+    """
+    if kind not in MEASUREMENTS:
+        raise EngineError(f"unknown measurement {kind!r}; choose one of: {', '.join(MEASUREMENTS)}")
+    node = next((n for n in catalog.nodes if n.id == node_id), None)
+    if node is None:
+        raise EngineError(
+            f"unknown node {str(node_id)[:60]!r}; choose one of: {', '.join(n.id for n in catalog.nodes)}"
+        )
+    matrix = None
+    if kind == "topo":
+        topo = parse_topo(text)
+        health = check_topology(catalog, node, topo)
+        matrix = [[("X" if i == j else topo.label(i, j)) for j in range(topo.gpus)] for i in range(topo.gpus)]
+    elif kind == "nvlink":
+        health = check_nvlink(catalog, node, parse_nvlink_status(text))
+    else:
+        health = check_allreduce(catalog, node, parse_allreduce(text))
+    result = health.to_dict()
+    for item, finding in zip(result["reasons"], health.findings, strict=True):
+        item["text"] = render(Reason(finding.reason.code, finding.reason.params), locale, number)
+    result["matrix"] = matrix
+    return result

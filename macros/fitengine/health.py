@@ -1,0 +1,224 @@
+"""Judge a node's measured topology and all-reduce against what the catalog says it is.
+
+Each check returns a verdict (ok, warning or fault), the reasons, and the GPU pairs or message
+sizes involved, so a reader can see at a glance whether the machine is the one they paid for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalog import Catalog, Node
+from .nccl_tests import AllReduceRun
+from .nvidia_smi import NvLinkStatus, Topology
+from .reasons import Reason
+from .topology import group_link
+
+SEVERITY = {"ok": 0, "warning": 1, "fault": 2}
+HEALTHY_SHARE = 0.5  # of the link's per-direction rate, reached by large messages
+LOW_SHARE = 0.25  # below this, something is wrong rather than merely slow
+ABOVE_LINK = 1.15  # beyond the link's rate: only NVSwitch's in-fabric reduction (NVLink SHARP) gets there
+LARGE_MESSAGE = 64 * 2**20  # bytes: where nccl-tests' bus bandwidth has flattened out
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str
+    reason: Reason
+    pairs: tuple[tuple[int, int], ...] = ()
+    sizes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Health:
+    verdict: str
+    findings: tuple[Finding, ...]
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "reasons": [
+                {
+                    "severity": f.severity,
+                    **f.reason.to_dict(),
+                    "pairs": [list(p) for p in f.pairs],
+                    "sizes": list(f.sizes),
+                }
+                for f in self.findings
+            ],
+            **self.details,
+        }
+
+
+def _health(findings: list[Finding], details: dict[str, Any]) -> Health:
+    verdict = max((f.severity for f in findings), key=SEVERITY.__getitem__, default="ok")
+    return Health(verdict, tuple(findings), details)
+
+
+def _pairs_text(pairs: list[tuple[int, int]]) -> str:
+    shown = ", ".join(f"GPU{i}–GPU{j}" for i, j in pairs[:6])
+    return shown + (f" (+{len(pairs) - 6})" if len(pairs) > 6 else "")
+
+
+def expected_nvlinks(catalog: Catalog, node: Node) -> int:
+    """NV# every NVLink pair of the node should show (0 for nodes without NVLink between all pairs)."""
+    gpu = catalog.gpus[node.gpu]
+    topology = catalog.topologies[node.topology]
+    if gpu.nvlink is None or topology.nvlink != "sxm":
+        return 0
+    links = _links(catalog, node)
+    return links if node.topology == "nvswitch" else links // max(node.count - 1, 1)
+
+
+def _links(catalog: Catalog, node: Node) -> int:
+    gpu = catalog.gpus[node.gpu]
+    assert gpu.nvlink is not None
+    generation_rate = catalog.links[f"nvlink-{gpu.nvlink.generation}"].per_direction_gbps
+    return round(gpu.nvlink.per_direction_gbps / generation_rate)
+
+
+def check_topology(catalog: Catalog, node: Node, topo: Topology) -> Health:
+    """Does every pair of GPUs talk over the link the node promises?"""
+    findings: list[Finding] = []
+    details = {"node": node.id, "gpus": topo.gpus, "expected_nv": expected_nvlinks(catalog, node)}
+    if topo.gpus != node.count:
+        findings.append(
+            Finding("fault", Reason("topo_count", {"found": topo.gpus, "node": node.id, "count": node.count}))
+        )
+        return _health(findings, details)
+    topology = catalog.topologies[node.topology]
+    per_socket = node.count // node.sockets
+    pairs = [(i, j) for i in range(topo.gpus) for j in range(i + 1, topo.gpus)]
+    if topology.nvlink == "sxm":
+        want = expected_nvlinks(catalog, node)
+        missing = [p for p in pairs if topo.nvlinks(*p) == 0]
+        fewer = [p for p in pairs if 0 < topo.nvlinks(*p) < want]
+        if missing:
+            findings.append(
+                Finding(
+                    "fault",
+                    Reason("topo_no_nvlink", {"pairs": _pairs_text(missing), "want": f"NV{want}"}),
+                    tuple(missing),
+                )
+            )
+        if fewer:
+            found = sorted({topo.label(*p) for p in fewer})
+            params = {"pairs": _pairs_text(fewer), "found": ", ".join(found), "want": f"NV{want}"}
+            findings.append(Finding("warning", Reason("topo_fewer_links", params), tuple(fewer)))
+        if not missing and not fewer:
+            findings.append(Finding("ok", Reason("topo_all_nvlink", {"want": f"NV{want}", "count": node.count})))
+    elif topology.nvlink == "bridge":
+        group = node.nvlink_group
+        bridged = [p for p in pairs if p[0] // group == p[1] // group]
+        unbridged = [p for p in bridged if topo.nvlinks(*p) == 0]
+        if unbridged:
+            findings.append(
+                Finding("fault", Reason("topo_bridge_missing", {"pairs": _pairs_text(unbridged)}), tuple(unbridged))
+            )
+        else:
+            findings.append(Finding("ok", Reason("topo_bridges_ok", {"pairs": _pairs_text(bridged)}), tuple(bridged)))
+    same_socket_sys = [p for p in pairs if topo.label(*p) == "SYS" and p[0] // per_socket == p[1] // per_socket]
+    if same_socket_sys:
+        findings.append(
+            Finding(
+                "fault", Reason("topo_sys_in_group", {"pairs": _pairs_text(same_socket_sys)}), tuple(same_socket_sys)
+            )
+        )
+    cross = [p for p in pairs if topo.label(*p) == "SYS" and p[0] // per_socket != p[1] // per_socket]
+    if cross and topology.nvlink != "sxm":
+        findings.append(Finding("ok", Reason("topo_sys_across_sockets", {"per_socket": per_socket}), tuple(cross)))
+    if topology.nvlink == "none":
+        linked = [p for p in pairs if topo.nvlinks(*p)]
+        if linked:
+            params = {"pairs": _pairs_text(linked), "node": node.id}
+            findings.append(Finding("warning", Reason("topo_unexpected_nvlink", params), tuple(linked)))
+        elif not same_socket_sys:
+            findings.append(Finding("ok", Reason("topo_pcie_ok", {"count": node.count})))
+    return _health(findings, details)
+
+
+def check_nvlink(catalog: Catalog, node: Node, status: NvLinkStatus) -> Health:
+    """Is every NVLink of every GPU up, at the same speed as its siblings?"""
+    findings: list[Finding] = []
+    gpu = catalog.gpus[node.gpu]
+    details: dict[str, Any] = {"node": node.id, "gpus": len(status.links)}
+    if gpu.nvlink is None:
+        findings.append(
+            Finding("ok" if not any(status.links.values()) else "warning", Reason("nv_none", {"gpu": gpu.name}))
+        )
+        return _health(findings, details)
+    want = _links(catalog, node) if gpu.nvlink.form == "sxm" else 0
+    speeds = [s for links in status.links.values() for s in links if s]
+    top = max(speeds, default=0.0)
+    short = []
+    for index, links in sorted(status.links.items()):
+        up = [s for s in links if s and s >= 0.9 * top]
+        if len(up) < len(links) or (want and len(links) < want):
+            short.append((index, len(up), max(len(links), want)))
+    if short:
+        text = ", ".join(f"GPU{i}: {up}/{total}" for i, up, total in short)
+        findings.append(Finding("warning", Reason("nv_links_down", {"gpus": text})))
+    else:
+        findings.append(
+            Finding("ok", Reason("nv_all_up", {"links": len(next(iter(status.links.values()), [])), "speed": top}))
+        )
+    return _health(findings, details)
+
+
+def check_allreduce(catalog: Catalog, node: Node, run: AllReduceRun) -> Health:
+    """What busbw do large messages reach, as a share of the link's per-direction rate?"""
+    findings: list[Finding] = []
+    ranks = run.ranks or node.count
+    details: dict[str, Any] = {"node": node.id, "ranks": ranks, "avg_busbw": run.avg_busbw}
+    if ranks > node.count:
+        findings.append(Finding("fault", Reason("ar_too_many", {"ranks": ranks, "node": node.id, "count": node.count})))
+        return _health(findings, details)
+    if ranks < 2:
+        findings.append(Finding("warning", Reason("ar_one_gpu", {})))
+        return _health(findings, details)
+    if run.ranks is not None and ranks != node.count:
+        findings.append(Finding("warning", Reason("ar_fewer", {"ranks": ranks, "count": node.count})))
+    wrong = [r.size for r in run.rows if (r.wrong or 0) + (r.inplace_wrong or 0) > 0]
+    if wrong:
+        findings.append(Finding("fault", Reason("ar_wrong", {"rows": len(wrong)}), sizes=tuple(wrong)))
+    large = [r for r in run.rows if r.size >= LARGE_MESSAGE] or sorted(run.rows, key=lambda r: r.size)[-3:]
+    best = max(large, key=lambda r: r.busbw)
+    link = group_link(catalog, node, ranks)
+    assert link is not None
+    share = best.busbw / link.per_direction_gbps
+    details.update(
+        {
+            "link": link.name,
+            "link_gbps": link.per_direction_gbps,
+            "peak_busbw": best.busbw,
+            "peak_size": best.size,
+            "share": share,
+        }
+    )
+    params = {
+        "busbw": best.busbw,
+        "size": _size_text(best.size),
+        "link": link.name,
+        "rate": link.per_direction_gbps,
+        "share": round(100 * share),
+    }
+    sizes = tuple(r.size for r in large)
+    if share > ABOVE_LINK and catalog.topologies[node.topology].id != "nvswitch":
+        findings.append(Finding("warning", Reason("ar_faster_than_link", params), sizes=sizes))
+    elif share >= HEALTHY_SHARE:
+        code = "ar_above_line_rate" if share > 1 else "ar_healthy"
+        findings.append(Finding("ok", Reason(code, params), sizes=sizes))
+    elif share >= LOW_SHARE:
+        findings.append(Finding("warning", Reason("ar_low", params), sizes=sizes))
+    else:
+        findings.append(Finding("fault", Reason("ar_fault", params), sizes=sizes))
+    return _health(findings, details)
+
+
+def _size_text(size: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} B"
