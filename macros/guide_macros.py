@@ -80,6 +80,7 @@ class GuideMacros:
                 "format_quality",
                 "max_cards",
                 "configurator",
+                "measure_widget",
             )
         }
 
@@ -167,9 +168,17 @@ class GuideMacros:
         """The configurator widget, with the build-time answer for `model` in `fmt` (see configurator_html)."""
         from macros.configurator_html import ConfiguratorHtml
 
-        depth = self.page_url().strip("/").count("/") + 1 if self.page_url().strip("/") else 0
-        root = "../" * depth or "./"
-        return ConfiguratorHtml(self.catalog, self.locale).render(root, model, fmt, compact)
+        return ConfiguratorHtml(self.catalog, self.locale).render(self._root(), model, fmt, compact)
+
+    def measure_widget(self, node: str = "8x-h100-sxm") -> str:
+        """The "measure it yourself" checker (see macros/measure_html.py)."""
+        from macros.measure_html import measure_html
+
+        return measure_html(self.catalog, self.locale, self._root(), node)
+
+    def _root(self) -> str:
+        path = self.page_url().strip("/")
+        return "../" * (path.count("/") + 1) if path else "./"
 
     def data_page(self, key: str) -> str:
         return {"fr": {"configurator": "configurateur.md"}, "en": {"configurator": "configurator.md"}}[self.locale][key]

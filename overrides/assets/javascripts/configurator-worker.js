@@ -4,6 +4,7 @@
 // everything; this file only carries messages.
 
 let answer = null;
+let check = null;
 let numberFormat = null;
 
 function post(message) {
@@ -43,7 +44,7 @@ async function init({ shared, locale }) {
   pyodide.runPython(`
 import json, sys
 sys.path.insert(0, "/engine")
-from fitengine import Catalog, EngineError, answer as _answer
+from fitengine import Catalog, EngineError, answer as _answer, check_measurement as _check
 _catalog = Catalog.from_dict(json.loads(catalog_json))
 del catalog_json
 
@@ -52,16 +53,25 @@ def safe_answer(request, locale, number):
         return {"ok": True, "result": _answer(_catalog, request, locale, number)}
     except EngineError as error:
         return {"ok": False, "error": str(error)}
+
+def safe_check(kind, text, node, locale, number):
+    try:
+        return {"ok": True, "result": _check(_catalog, kind, text, node, locale, number)}
+    except EngineError as error:
+        return {"ok": False, "error": str(error)}
 `);
-  const safeAnswer = pyodide.globals.get("safe_answer");
-  answer = (request, locale) => {
-    const proxy = safeAnswer(pyodide.toPy(request), locale, (x) => numberFormat.format(x));
+  const toJs = (proxy) => {
     try {
       return proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
     } finally {
       proxy.destroy();
     }
   };
+  const number = (x) => numberFormat.format(x);
+  const safeAnswer = pyodide.globals.get("safe_answer");
+  const safeCheck = pyodide.globals.get("safe_check");
+  answer = (request, locale) => toJs(safeAnswer(pyodide.toPy(request), locale, number));
+  check = (kind, text, node, locale) => toJs(safeCheck(String(kind), String(text), String(node), locale, number));
   post({ type: "status", state: "ready" });
 }
 
@@ -73,17 +83,20 @@ self.onmessage = async (event) => {
     } catch (error) {
       post({ type: "status", state: "error", detail: String(error && error.message ? error.message : error).slice(0, 300) });
     }
-  } else if (message.type === "answer") {
+  } else if (message.type === "answer" || message.type === "check") {
     if (!answer) {
-      post({ type: "answer", id: message.id, ok: false, error: "engine not ready" });
+      post({ type: message.type, id: message.id, ok: false, error: "engine not ready" });
       return;
     }
     try {
-      const out = answer(message.request, message.locale);
-      post({ type: "answer", id: message.id, ok: out.ok, result: out.result, error: out.error });
+      const out =
+        message.type === "answer"
+          ? answer(message.request, message.locale)
+          : check(message.kind, message.text, message.node, message.locale);
+      post({ type: message.type, id: message.id, ok: out.ok, result: out.result, error: out.error });
     } catch (error) {
       // An unexpected failure: say so without a traceback.
-      post({ type: "answer", id: message.id, ok: false, error: "internal", detail: String(error).split("\n")[0].slice(0, 200) });
+      post({ type: message.type, id: message.id, ok: false, error: "internal", detail: String(error).split("\n")[0].slice(0, 200) });
     }
   }
 };

@@ -10,43 +10,7 @@ const LIMITS = { context: [1, 10000000], concurrency: [1, 4096] };
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
-let worker = null;
-let workerState = "static";
-let nextId = 1;
-const pending = new Map();
-const statusListeners = new Set();
-
-function sharedRoot(widget) {
-  return new URL("../", new URL(widget.dataset.root || "./", location.href));
-}
-
-function startEngine(widget) {
-  if (worker) return;
-  worker = new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
-  worker.onmessage = (event) => {
-    const message = event.data;
-    if (message.type === "status") {
-      workerState = message.state;
-      statusListeners.forEach((listener) => listener(message));
-    } else if (message.type === "answer" && pending.has(message.id)) {
-      pending.get(message.id)(message);
-      pending.delete(message.id);
-    }
-  };
-  worker.onerror = () => {
-    workerState = "error";
-    statusListeners.forEach((listener) => listener({ state: "error" }));
-  };
-  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale: widget.dataset.locale });
-}
-
-function ask(request, locale) {
-  return new Promise((resolve) => {
-    const id = nextId++;
-    pending.set(id, resolve);
-    worker.postMessage({ type: "answer", id, request, locale });
-  });
-}
+import { askEngine, engineState, onEngineStatus, sharedRoot, startEngine } from "./engine-client.js";
 
 function formatters(locale) {
   const number = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -96,7 +60,7 @@ class Configurator {
     root.querySelector("[data-controls]").hidden = false;
     this.bind();
     this.drawChart();
-    statusListeners.add((message) => this.onStatus(message));
+    onEngineStatus((message) => this.onStatus(message));
     if (!this.compact) this.readUrl();
     if (this.compact) {
       this.setStatus("static", this.t.status_lazy);
@@ -106,7 +70,7 @@ class Configurator {
   }
 
   start() {
-    if (!worker) {
+    if (engineState() === "static") {
       this.setStatus("loading", this.t.status_loading);
       startEngine(this.root);
     }
@@ -268,16 +232,16 @@ class Configurator {
     const request = this.request();
     if (!request) return;
     let out = null;
-    if (workerState === "ready") {
+    if (engineState() === "ready") {
       this.waiting = false;
-      out = await ask(request, this.locale);
+      out = await askEngine(request, this.locale);
     } else if (this.isDefaultWorkload(request)) {
       const built = await this.builtAnswer(request.model, request.format);
       out = built ? { ok: true, result: built } : null;
       if (!out) this.waiting = true;
     } else {
       this.waiting = true;
-      if (workerState === "error") this.message(this.t.status_error);
+      if (engineState() === "error") this.message(this.t.status_error);
       return;
     }
     if (generation !== this.generation || !out) return;

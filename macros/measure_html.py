@@ -1,0 +1,41 @@
+"""The "measure it yourself" checker: paste an output, pick the node, read the verdict.
+
+The judging runs in the page's engine worker (fitengine.check_measurement); this only lays out
+the form. Without JavaScript the form stays hidden and a sentence says why.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+from macros.fitengine import Catalog
+from macros.i18n import MEASURE
+
+
+def measure_html(catalog: Catalog, locale: str, root: str, node: str = "8x-h100-sxm") -> str:
+    t = MEASURE[locale]
+    kinds = "".join(f'<option value="{k}">{escape(t["kind_" + k])}</option>' for k in ("topo", "nvlink", "allreduce"))
+    nodes = "".join(
+        f'<option value="{escape(n.id)}"{" selected" if n.id == node else ""}>{escape(n.id)}</option>'
+        for n in catalog.nodes
+    )
+    return "\n".join(
+        [
+            f'<div class="measure" data-measure data-locale="{locale}" data-root="{escape(root)}">',
+            f'<script type="application/json" data-labels>{json.dumps(t, ensure_ascii=False)}</script>',
+            f'<p class="measure__nojs" data-nojs>{escape(t["nojs"])}</p>',
+            '<form class="measure__form" data-form hidden>',
+            f'<div class="configurator__field"><label for="measure-kind">{escape(t["kind"])}</label>'
+            f'<select id="measure-kind" name="kind">{kinds}</select></div>',
+            f'<div class="configurator__field"><label for="measure-node">{escape(t["node"])}</label>'
+            f'<select id="measure-node" name="node">{nodes}</select></div>',
+            f'<div class="configurator__field configurator__field--wide"><label for="measure-text">{escape(t["paste"])}</label>'
+            '<textarea id="measure-text" name="text" rows="8" spellcheck="false"></textarea></div>',
+            f'<button type="submit" class="md-button md-button--primary">{escape(t["check"])}</button>',
+            "</form>",
+            '<p class="measure__status" data-status role="status"></p>',
+            '<div class="measure__result" data-result aria-live="polite"></div>',
+            "</div>",
+        ]
+    )

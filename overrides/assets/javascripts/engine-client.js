@@ -1,0 +1,57 @@
+// One engine per page: the module worker that hosts Pyodide, shared by every widget on the page.
+// Widgets ask it questions and listen to its status; none of them holds engine logic.
+
+let worker = null;
+let state = "static";
+let nextId = 1;
+const pending = new Map();
+const listeners = new Set();
+
+export function engineState() {
+  return state;
+}
+
+export function onEngineStatus(listener) {
+  listeners.add(listener);
+}
+
+// Where the files shared by every locale live (engine/, pyodide/): beside the locale folders.
+export function sharedRoot(widget) {
+  return new URL("../", new URL(widget.dataset.root || "./", location.href));
+}
+
+export function startEngine(widget) {
+  if (worker) return;
+  worker = new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
+  worker.onmessage = (event) => {
+    const message = event.data;
+    if (message.type === "status") {
+      state = message.state;
+      listeners.forEach((listener) => listener(message));
+    } else if (pending.has(message.id)) {
+      pending.get(message.id)(message);
+      pending.delete(message.id);
+    }
+  };
+  worker.onerror = () => {
+    state = "error";
+    listeners.forEach((listener) => listener({ state: "error" }));
+  };
+  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale: widget.dataset.locale });
+}
+
+function send(message) {
+  return new Promise((resolve) => {
+    const id = nextId++;
+    pending.set(id, resolve);
+    worker.postMessage({ ...message, id });
+  });
+}
+
+export function askEngine(request, locale) {
+  return send({ type: "answer", request, locale });
+}
+
+export function checkMeasurement(kind, text, node, locale) {
+  return send({ type: "check", kind, text, node, locale });
+}

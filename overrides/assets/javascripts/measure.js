@@ -1,0 +1,77 @@
+// "Measure it yourself": sends the pasted output and the chosen node to the page's engine
+// worker, which parses and judges it; this script only shows the verdict and the matrix.
+import { checkMeasurement, engineState, onEngineStatus, startEngine } from "./engine-client.js";
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+function linkClass(label) {
+  if (label === "X") return "self";
+  if (/^NV\d+$/.test(label)) return "nvlink";
+  return label === "SYS" ? "sys" : "pcie";
+}
+
+class Measure {
+  constructor(root) {
+    this.root = root;
+    this.locale = root.dataset.locale;
+    this.t = JSON.parse(root.querySelector("[data-labels]").textContent);
+    this.form = root.querySelector("[data-form]");
+    this.status = root.querySelector("[data-status]");
+    this.result = root.querySelector("[data-result]");
+    root.querySelector("[data-nojs]").hidden = true;
+    this.form.hidden = false;
+    this.pending = false;
+    this.form.addEventListener("focusin", () => startEngine(this.root), { once: true });
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.check();
+    });
+    onEngineStatus((message) => {
+      if (message.state === "ready" && this.pending) this.check();
+      if (message.state === "error") this.status.textContent = this.t.error;
+    });
+  }
+
+  async check() {
+    startEngine(this.root);
+    if (engineState() !== "ready") {
+      this.pending = true;
+      this.status.textContent = this.t.loading;
+      return;
+    }
+    this.pending = false;
+    this.status.textContent = "";
+    const out = await checkMeasurement(this.form.kind.value, this.form.text.value, this.form.node.value, this.locale);
+    if (!out.ok) {
+      this.result.dataset.verdict = "";
+      this.result.innerHTML = `<p class="measure__error">${escapeHtml(out.error === "internal" ? this.t.error : out.error)}</p>`;
+      return;
+    }
+    this.show(out.result);
+  }
+
+  show(result) {
+    const t = this.t;
+    this.result.dataset.verdict = result.verdict;
+    const items = result.reasons
+      .map((r) => `<li data-severity="${escapeHtml(r.severity)}">${escapeHtml(r.text)}</li>`)
+      .join("");
+    let html = `<p class="measure__verdict" data-verdict="${escapeHtml(result.verdict)}">${escapeHtml(t["verdict_" + result.verdict])}</p><ul>${items}</ul>`;
+    if (result.matrix) {
+      const n = result.matrix.length;
+      const head = Array.from({ length: n }, (_, j) => `<th scope="col">GPU${j}</th>`).join("");
+      const rows = result.matrix
+        .map(
+          (row, i) =>
+            `<tr><th scope="row">GPU${i}</th>${row.map((label) => `<td class="link link--${linkClass(label)}">${escapeHtml(label)}</td>`).join("")}</tr>`,
+        )
+        .join("");
+      const legend = ["nvlink", "pcie", "sys"].map((c) => `<span class="link link--${c}">${escapeHtml(t["class_" + c])}</span>`).join(" ");
+      html += `<table class="measure__matrix"><caption>${escapeHtml(t.matrix)}</caption><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table><p class="measure__legend">${legend}</p>`;
+    }
+    this.result.innerHTML = html;
+  }
+}
+
+document.querySelectorAll("[data-measure]").forEach((root) => new Measure(root));
