@@ -6,13 +6,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
-# One config per locale: mkdocs.yml (French, the source) and mkdocs.<code>.yml for the others.
-LOCALE_CONFIGS := mkdocs.yml $(sort $(wildcard mkdocs.*.yml))
 LOCALE ?= fr
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site serve test lint check clean
+.PHONY: site serve test lint check clean bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,9 +24,7 @@ $(NPM_STAMP): package.json package-lock.json
 
 site: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check
-	rm -rf site
-	for config in $(LOCALE_CONFIGS); do $(VENV)/bin/mkdocs build --strict -f $$config || exit 1; done
-	$(PY) -m macros.site_root site
+	$(PY) -m macros.build_site site
 	@echo "Built site/. To read it: python3 -m http.server -d site -b 127.0.0.1 $(PORT), then open http://127.0.0.1:$(PORT)/"
 
 serve: $(STAMP)
@@ -49,3 +45,7 @@ check: $(STAMP)
 
 clean:
 	rm -rf $(VENV) node_modules site .pytest_cache .ruff_cache .hypothesis
+
+# Measures the site against the limits of its stack; writes bench/results.md and .json.
+bench: $(STAMP) $(NPM_STAMP)
+	$(PY) bench/run.py --runs $(or $(RUNS),5) --note "$(NOTE)"

@@ -2,15 +2,17 @@
 
 After each locale's build this writes, once for all locales, beside the locale folders:
 
-    site/pyodide/                 Pyodide's core files, from node_modules/pyodide (npm)
+    site/pyodide/<version>/       Pyodide's core files, from node_modules/pyodide (npm); the version
+                                  in the path lets a host cache them for good
     site/engine/fitengine/*.py    the engine's files, byte for byte
     site/engine/manifest.json     their SHA-256, which the widget checks before importing them
     site/engine/catalog.json      the validated catalog, as the engine's Catalog.from_dict reads it
-    site/engine/answers/<locale>/<model>.json   build-time answers for every format at the defaults
+    site/engine/answers/<locale>/<model>/<format>.json   build-time answers at the defaults
 
-Under `mkdocs serve` the preview serves one locale at its root, so they go inside it instead.
-Under `mkdocs serve` it also forgets the imported `macros` package after each build, so the
-preview picks up edits to the macros and the engine.
+Under `mkdocs serve` the preview serves one locale at its root, so they go inside it instead,
+and the build-time answers are skipped (the preview's widget waits for Pyodide).
+Under `mkdocs serve` it also forgets the imported `macros` package when its files changed, so
+the preview picks up edits to the macros and the engine.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import shutil
 import sys
 from pathlib import Path
 from typing import Any
+
+from mkdocs.plugins import event_priority
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "macros" / "fitengine"
@@ -35,6 +39,28 @@ _command = "build"
 def on_startup(command: str, dirty: bool) -> None:
     global _command
     _command = command
+
+
+def _source_fingerprint() -> tuple[tuple[str, int, int], ...]:
+    files = sorted((ROOT / "macros").rglob("*.py"))
+    return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+
+
+@event_priority(100)  # before mkdocs-macros imports the package
+def on_config(config: Any) -> Any:
+    """Under `mkdocs serve`, forget the imported `macros` package when its files changed.
+
+    mkdocs-macros imports the package once per process; without this an edit to the macros or
+    the engine would not show until the preview restarts. Unchanged code stays imported, so the
+    catalog read and the engine's imports are not redone on every edit of a guide.
+    """
+    fingerprint = _source_fingerprint()
+    loaded = sys.modules.get("macros")
+    if loaded is not None and getattr(loaded, "_source_fingerprint", None) != fingerprint:
+        for name in [m for m in sys.modules if m == "macros" or m.startswith("macros.")]:
+            del sys.modules[name]
+    config["extra"]["_macros_fingerprint"] = fingerprint
+    return config
 
 
 def shared_dir(site_dir: str) -> Path:
@@ -64,10 +90,12 @@ def ship_pyodide(shared: Path) -> None:
         raise SystemExit(
             f"Pyodide is not installed ({', '.join(missing)} missing in {PYODIDE}): run `npm ci` (make site does)"
         )
-    version = json.loads((PYODIDE / "package.json").read_text())["version"]
     for name in PYODIDE_FILES:
-        _copy_if_changed(PYODIDE / name, shared / "pyodide" / name)
-    (shared / "pyodide" / "VERSION").write_text(version + "\n")
+        _copy_if_changed(PYODIDE / name, shared / "pyodide" / pyodide_version() / name)
+
+
+def pyodide_version() -> str:
+    return json.loads((PYODIDE / "package.json").read_text())["version"]
 
 
 def ship_engine(shared: Path, data: dict[str, Any]) -> None:
@@ -76,30 +104,34 @@ def ship_engine(shared: Path, data: dict[str, Any]) -> None:
     for path in engine_files():
         _copy_if_changed(path, target / "fitengine" / path.name)
         hashes[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest = {"package": "fitengine", "files": hashes}
+    manifest = {"package": "fitengine", "files": hashes, "pyodide": pyodide_version()}
     (target / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     (target / "catalog.json").write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
-    """Every catalog model in every format at the default context: served before Pyodide is ready."""
-    from macros.fitengine import Catalog, EngineError, answer
+    """Build-time answers for every model and format, served before Pyodide is ready."""
+    from macros.build_answers import raw_answers
+    from macros.fitengine.api import with_reason_text
     from macros.locale_format import Formatter
 
-    catalog = Catalog.from_dict(data)
     fmt = Formatter(locale)
     folder = shared / "engine" / "answers" / locale
     folder.mkdir(parents=True, exist_ok=True)
-    for model in [*catalog.llms, *catalog.diffusion]:
-        by_format = {}
-        for fmt_id in catalog.formats:
-            try:
-                by_format[fmt_id] = answer(
-                    catalog, {"model": model, "format": fmt_id}, locale, lambda v: fmt.number(v, 1)
-                )
-            except EngineError:
-                continue
-        (folder / f"{model}.json").write_text(json.dumps(by_format, ensure_ascii=False, separators=(",", ":")))
+    for model, by_format in raw_answers(data).items():
+        (folder / model).mkdir(exist_ok=True)
+        for fmt_id, raw in by_format.items():
+            rendered = with_reason_text(raw, locale, lambda v: fmt.number(v, 1))
+            (folder / model / f"{fmt_id}.json").write_text(
+                json.dumps(rendered, ensure_ascii=False, separators=(",", ":"))
+            )
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py)."""
+    from macros.html_blocks import restore
+
+    return restore(html)
 
 
 def on_post_build(config: Any) -> None:
@@ -113,8 +145,9 @@ def on_post_build(config: Any) -> None:
     shared = shared_dir(config["site_dir"])
     ship_pyodide(shared)
     ship_engine(shared, data)
-    ship_answers(shared, data, config["theme"]["language"])
-    if _command == "serve":
-        # mkdocs-macros imports the package once; forget it so the next rebuild sees edits.
-        for name in [m for m in sys.modules if m == "macros" or m.startswith("macros.")]:
-            del sys.modules[name]
+    if "macros" in sys.modules:
+        sys.modules["macros"]._source_fingerprint = config["extra"].get("_macros_fingerprint")  # type: ignore[attr-defined]
+    if _command != "serve":
+        # The preview skips the build-time answers (its widget waits for Pyodide instead), so
+        # that an edit shows in about a second.
+        ship_answers(shared, data, config["theme"]["language"])

@@ -35,7 +35,10 @@ class CatalogError(Exception):
         super().__init__("\n".join(lines))
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it
+
+
+class _UniqueKeyLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     """A YAML loader that refuses a key given twice in one mapping (YAML would keep the last)."""
 
 
@@ -48,7 +51,7 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
                 None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
             )
         seen.add(key)
-    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+    return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
@@ -117,9 +120,30 @@ def _describe(error: Any) -> str:
     return error.message
 
 
+_cache: dict[tuple[Any, ...], tuple[dict[str, Any], list[Problem]]] = {}
+
+
+def _fingerprint(directory: Path) -> tuple[Any, ...]:
+    files = [directory / f"{name}.yaml" for name in FILES] + sorted((directory / "schema").glob("*.json"))
+    return (str(directory.resolve()), *((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.is_file()))
+
+
 def read_catalog(directory: Path | str = CATALOG_DIR) -> tuple[dict[str, Any], list[Problem]]:
-    """The merged catalog data and every problem found in it (empty when valid)."""
+    """The merged catalog data and every problem found in it (empty when valid).
+
+    Read once per process while the files are unchanged (a site build asks for each locale);
+    callers must not modify the returned data.
+    """
     directory = Path(directory)
+    key = _fingerprint(directory)
+    if key not in _cache:
+        _cache.clear()
+        _cache[key] = _read_catalog(directory)
+    data, problems = _cache[key]
+    return data, list(problems)
+
+
+def _read_catalog(directory: Path) -> tuple[dict[str, Any], list[Problem]]:
     registry, schemas = _schemas(directory)
     data: dict[str, Any] = {}
     problems: list[Problem] = []

@@ -57,6 +57,7 @@ class ConfiguratorHtml:
         attrs = {
             "class": "configurator" + (" configurator--compact" if compact else ""),
             "data-configurator": "",
+            "data-search-exclude": "",
             "data-locale": self.locale,
             "data-root": root,
             "data-default-model": model,

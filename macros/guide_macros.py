@@ -45,6 +45,7 @@ class GuideMacros:
         self.locale = locale
         self.fmt = Formatter(locale)
         self.t = LABELS[locale]
+        self._fits: dict[tuple[str, str, int | None, int | None], list[NodeFit]] = {}
 
     def registrations(self) -> dict[str, Callable[..., str]]:
         """Macro name -> function, for `define_env`."""
@@ -167,14 +168,16 @@ class GuideMacros:
     def configurator(self, model: str = "llama-3.3-70b", fmt: str = "bf16", compact: bool = False) -> str:
         """The configurator widget, with the build-time answer for `model` in `fmt` (see configurator_html)."""
         from macros.configurator_html import ConfiguratorHtml
+        from macros.html_blocks import register
 
-        return ConfiguratorHtml(self.catalog, self.locale).render(self._root(), model, fmt, compact)
+        return register(ConfiguratorHtml(self.catalog, self.locale).render(self._root(), model, fmt, compact))
 
     def measure_widget(self, node: str = "8x-h100-sxm") -> str:
         """The "measure it yourself" checker (see macros/measure_html.py)."""
+        from macros.html_blocks import register
         from macros.measure_html import measure_html
 
-        return measure_html(self.catalog, self.locale, self._root(), node)
+        return register(measure_html(self.catalog, self.locale, self._root(), node))
 
     def _root(self) -> str:
         path = self.page_url().strip("/")
@@ -240,9 +243,8 @@ class GuideMacros:
     def fit_table(self, model_id: str, fmt_id: str, context: int | None = None, concurrency: int | None = None) -> str:
         """Every node for one workload: verdict, memory, floors, prices, reason."""
         t = self.t
-        work = workload(self.catalog, model_id, fmt_id, context, concurrency)
         rows = []
-        for r in fit_all(self.catalog, work):
+        for r in self._fit_all(model_id, fmt_id, context, concurrency):
             layout = f"{r.tensor_parallel} × {r.pipeline_parallel}" if r.cards_used else "—"
             rows.append(
                 [
@@ -343,7 +345,7 @@ class GuideMacros:
         model = c.llms[model_id]
         rows = []
         for fmt in c.formats.values():
-            fits = list(fit_all(c, workload(c, model_id, fmt.id)))
+            fits = self._fit_all(model_id, fmt.id)
             rows.append(
                 [
                     fmt.name,
@@ -363,7 +365,7 @@ class GuideMacros:
         for model_id in model_ids:
             model = c.llms[model_id]
             p = model.params
-            fits = list(fit_all(c, workload(c, model_id, fmt_id)))
+            fits = self._fit_all(model_id, fmt_id)
             rows.append(
                 [
                     model.name,
@@ -405,7 +407,16 @@ class GuideMacros:
         return link.per_direction_gbps * link.max_links
 
     def _fit(self, model_id: str, fmt_id: str) -> dict[str, NodeFit]:
-        return {r.node: r for r in fit_all(self.catalog, workload(self.catalog, model_id, fmt_id))}
+        return {r.node: r for r in self._fit_all(model_id, fmt_id)}
+
+    def _fit_all(
+        self, model_id: str, fmt_id: str, context: int | None = None, concurrency: int | None = None
+    ) -> list[NodeFit]:
+        """fit_all for a catalog workload, computed once per page build (several tables share it)."""
+        key = (model_id, fmt_id, context, concurrency)
+        if key not in self._fits:
+            self._fits[key] = fit_all(self.catalog, workload(self.catalog, model_id, fmt_id, context, concurrency))
+        return self._fits[key]
 
     def _tok(self, value: float | None) -> str:
         return "—" if value is None else f"{self.fmt.number(value)} tok/s"

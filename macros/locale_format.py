@@ -3,9 +3,32 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache, lru_cache
 
 from babel import Locale
-from babel.numbers import format_currency, format_decimal, format_percent
+from babel.numbers import NumberPattern, format_percent, parse_pattern
+
+
+@cache
+def _locale(code: str) -> Locale:
+    return Locale.parse(code)
+
+
+@cache
+def _decimal_pattern(digits: int) -> NumberPattern:
+    return parse_pattern("#,##0" + ("." + "0" * digits if digits else ""))
+
+
+@lru_cache(maxsize=65536)
+def _number(locale: str, digits: int, value: float) -> str:
+    # Tables repeat the same figures (capacities, reserves, prices) across nodes and locales.
+    return _decimal_pattern(digits).apply(value, _locale(locale))
+
+
+@cache
+def _currency_pattern(code: str, cents: bool) -> NumberPattern:
+    pattern = _locale(code).currency_formats["standard"].pattern
+    return parse_pattern(pattern if cents else pattern.replace(".00", ""))
 
 
 @dataclass(frozen=True)
@@ -15,8 +38,7 @@ class Formatter:
     locale: str
 
     def number(self, value: float, digits: int = 0) -> str:
-        pattern = "#,##0" + ("." + "0" * digits if digits else "")
-        return format_decimal(value, format=pattern, locale=self.locale)
+        return _number(self.locale, digits, value)
 
     def sig(self, value: float) -> str:
         """A figure with the digits it deserves: 3 significant for small values, whole beyond 100."""
@@ -25,10 +47,9 @@ class Formatter:
         return self.number(value, digits)
 
     def usd(self, value: float, cents: bool = False) -> str:
-        pattern = Locale.parse(self.locale).currency_formats["standard"].pattern
-        if not cents:
-            pattern = pattern.replace(".00", "")
-        return format_currency(value, "USD", format=pattern, currency_digits=cents, locale=self.locale)
+        return _currency_pattern(self.locale, cents).apply(
+            value, _locale(self.locale), currency="USD", currency_digits=cents
+        )
 
     def percent(self, value: float) -> str:
         return format_percent(value, locale=self.locale)

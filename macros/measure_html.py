@@ -22,7 +22,7 @@ def measure_html(catalog: Catalog, locale: str, root: str, node: str = "8x-h100-
     )
     return "\n".join(
         [
-            f'<div class="measure" data-measure data-locale="{locale}" data-root="{escape(root)}">',
+            f'<div class="measure" data-measure data-search-exclude data-locale="{locale}" data-root="{escape(root)}">',
             f'<script type="application/json" data-labels>{json.dumps(t, ensure_ascii=False)}</script>',
             f'<p class="measure__nojs" data-nojs>{escape(t["nojs"])}</p>',
             '<form class="measure__form" data-form hidden>',

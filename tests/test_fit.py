@@ -203,3 +203,23 @@ def test_a_format_no_kernel_runs_is_no_fit(catalog):
     assert results["1x-h100-pcie"].verdict == "none"
     assert results["1x-h100-pcie"].reason.code == "format_unsupported"
     assert results["8x-b200"].verdict == "single"
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=MODELS, fmt=FORMATS, concurrency=st.integers(1, 64), node_index=st.integers(0, 40))
+def test_longest_context_is_exact_for_every_attention_type(catalog, model, fmt, concurrency, node_index):
+    node = catalog.nodes[node_index]
+    r = fit_node(catalog, workload(catalog, model, fmt, concurrency=concurrency), node)
+    if r.verdict == "none" or r.max_context == 0:
+        return
+    most = catalog.llms[model].max_context
+    at_edge = fit_node(catalog, workload(catalog, model, fmt, context=r.max_context, concurrency=concurrency), node)
+    assert at_edge.verdict != "none" and at_edge.cards_used == r.cards_used
+    if r.max_context < most:
+        # One token more and this layout no longer holds it (another layout may: max_context is
+        # the edge of the layout the verdict uses).
+        beyond = fit_node(
+            catalog, workload(catalog, model, fmt, context=r.max_context + 1, concurrency=concurrency), node
+        )
+        layout = (r.tensor_parallel, r.pipeline_parallel)
+        assert beyond.verdict == "none" or (beyond.tensor_parallel, beyond.pipeline_parallel) != layout

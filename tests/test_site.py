@@ -207,8 +207,10 @@ def test_the_browser_gets_the_validated_catalog(site, catalog):
 
 
 def test_one_copy_of_pyodide_serves_every_locale(site):
-    assert (site / "pyodide" / "pyodide.asm.wasm").is_file()
-    assert (site / "pyodide" / "pyodide-lock.json").is_file()
+    version = json.loads((site / "engine" / "manifest.json").read_text())["pyodide"]
+    assert version == json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"]
+    assert (site / "pyodide" / version / "pyodide.asm.wasm").is_file()
+    assert (site / "pyodide" / version / "pyodide-lock.json").is_file()
     assert not list(site.glob("*/pyodide"))
     assert not list((site / "pyodide").glob("*.whl")), "only Pyodide's core ships"
 
@@ -216,6 +218,6 @@ def test_one_copy_of_pyodide_serves_every_locale(site):
 def test_build_time_answers_cover_every_model_and_locale(site, catalog):
     for locale in LOCALES:
         for model in [*catalog.llms, *catalog.diffusion]:
-            answers = json.loads((site / "engine" / "answers" / locale / f"{model}.json").read_text())
-            assert "bf16" in answers
-            assert len(answers["bf16"]["rows"]) == len(catalog.nodes)
+            answer = json.loads((site / "engine" / "answers" / locale / model / "bf16.json").read_text())
+            assert len(answer["rows"]) == len(catalog.nodes)
+            assert all(row["reason_text"] for row in answer["rows"])

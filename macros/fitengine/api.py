@@ -60,6 +60,11 @@ def answer(
 
     Raises EngineError with a reader-facing message when the request cannot be answered.
     """
+    return with_reason_text(raw_answer(catalog, request), locale, number)
+
+
+def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
+    """`answer` without the reason sentences: the same for every locale."""
     if not isinstance(request, dict):
         raise EngineError("the request must be an object")
     fmt = request.get("format")
@@ -93,11 +98,16 @@ def answer(
         rows = [r.to_dict() for r in fit_all(catalog, work)]
         name = work.model.name
         kind = "llm"
-    results = []
-    for row, node in zip(rows, catalog.nodes, strict=True):
-        reason = _reason_text(row, locale, number)
-        results.append({**row, "link_class": link_class(catalog, node.id), "reason_text": reason})
+    results = [
+        {**row, "link_class": link_class(catalog, node.id)} for row, node in zip(rows, catalog.nodes, strict=True)
+    ]
     return {"version": SCHEMA_VERSION, "kind": kind, "model_name": name, "rows": results, "summary": summary(results)}
+
+
+def with_reason_text(result: dict[str, Any], locale: str, number: Callable[[float], str] = _number) -> dict[str, Any]:
+    """A copy of an answer whose rows carry their reasons as sentences in `locale`."""
+    rows = [{**row, "reason_text": _reason_text(row, locale, number)} for row in result["rows"]]
+    return {**result, "rows": rows}
 
 
 def _reason_text(row: dict[str, Any], locale: str, number: Callable[[float], str]) -> str:

@@ -6,7 +6,7 @@ or video, so a node of n cards runs n generations at once.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .catalog import Catalog, DiffusionModel, Format, Gpu, Node
@@ -34,7 +34,7 @@ class DiffusionFit:
     notes: tuple[Reason, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["reason"] = self.reason.to_dict()
         data["notes"] = [n.to_dict() for n in self.notes]
         return data

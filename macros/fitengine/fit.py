@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .architecture import Params
@@ -68,7 +68,7 @@ class NodeFit:
     notes: tuple[Reason, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["reason"] = self.reason.to_dict()
         data["notes"] = [n.to_dict() for n in self.notes]
         return data
@@ -133,17 +133,28 @@ class _Sizing:
         return self.need(layout, context) <= self.capacity
 
     def longest_context(self, layout: _Layout) -> int:
-        """The longest context (up to the model's maximum) that still fits with this layout."""
-        lo, hi = 0, self.work.model.max_context
-        if not self.fits(layout, 1):
+        """The longest context (up to the model's maximum) that still fits with this layout.
+
+        The KV cache grows linearly with the context, with a gentler slope past the sliding
+        window: solve the line, then step to the exact edge (float rounding moves it by one).
+        """
+        most = self.work.model.max_context
+        free = self.capacity - self.weights / layout.cards - self.reserve
+        steep = self.kv(layout, 1)
+        if free < steep:
             return 0
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.fits(layout, mid):
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        window = self.arch.sliding_window if self.arch.local_layers else 0
+        if window and free > self.kv(layout, window):
+            gentle = self.kv(layout, window + 1) - self.kv(layout, window)
+            guess = most if gentle <= 0 else window + int((free - self.kv(layout, window)) // gentle)
+        else:
+            guess = int(free // steep)
+        guess = max(0, min(guess, most))
+        while guess > 0 and not self.fits(layout, guess):
+            guess -= 1
+        while guess < most and self.fits(layout, guess + 1):
+            guess += 1
+        return guess
 
 
 def fit_node(catalog: Catalog, work: Workload, node: Node) -> NodeFit:

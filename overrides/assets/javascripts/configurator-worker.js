@@ -25,21 +25,26 @@ async function fetchOk(url) {
 async function init({ shared, locale }) {
   numberFormat = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   post({ type: "status", state: "loading", step: 1, steps: 3 });
-  const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", shared).href);
-  const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", shared).href, packages: [], stdout: () => {}, stderr: () => {} });
+  const manifest = await (await fetchOk(new URL("engine/manifest.json", shared))).json();
+  const pyodideRoot = new URL(`pyodide/${manifest.pyodide}/`, shared);
+  // The engine files and the catalog download, and are checked, while Pyodide starts.
+  const engineFiles = Promise.all(
+    Object.entries(manifest.files).map(async ([name, expected]) => {
+      const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${manifest.package}/${name}`, shared))).arrayBuffer());
+      if ((await sha256(bytes)) !== expected) throw new Error(`engine file ${name} does not match the build's manifest`);
+      return [name, bytes];
+    }),
+  );
+  const catalogText = fetchOk(new URL("engine/catalog.json", shared)).then((r) => r.text());
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideRoot).href);
+  const pyodide = await loadPyodide({ indexURL: pyodideRoot.href, packages: [], stdout: () => {}, stderr: () => {} });
 
   post({ type: "status", state: "loading", step: 2, steps: 3 });
-  const manifest = await (await fetchOk(new URL("engine/manifest.json", shared))).json();
   pyodide.FS.mkdirTree(`/engine/${manifest.package}`);
-  for (const [name, expected] of Object.entries(manifest.files)) {
-    const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${manifest.package}/${name}`, shared))).arrayBuffer());
-    const actual = await sha256(bytes);
-    if (actual !== expected) throw new Error(`engine file ${name} does not match the build's manifest`);
-    pyodide.FS.writeFile(`/engine/${manifest.package}/${name}`, bytes);
-  }
+  for (const [name, bytes] of await engineFiles) pyodide.FS.writeFile(`/engine/${manifest.package}/${name}`, bytes);
 
   post({ type: "status", state: "loading", step: 3, steps: 3 });
-  const catalogJson = await (await fetchOk(new URL("engine/catalog.json", shared))).text();
+  const catalogJson = await catalogText;
   pyodide.globals.set("catalog_json", catalogJson);
   pyodide.runPython(`
 import json, sys

@@ -65,7 +65,7 @@ class Configurator {
     if (this.compact) {
       this.setStatus("static", this.t.status_lazy);
     } else {
-      requestAnimationFrame(() => setTimeout(() => this.start(), 0));
+      this.start(); // the build-time table is already on screen: start the engine at once
     }
   }
 
@@ -85,6 +85,7 @@ class Configurator {
     if (message.state === "loading") {
       this.setStatus("loading", `${this.t.status_loading} (${message.step}/${message.steps})`);
     } else if (message.state === "ready") {
+      performance.mark("configurator-ready");
       this.setStatus("ready", this.t.status_ready);
       if (this.waiting) this.update();
     } else if (message.state === "error") {
@@ -228,6 +229,7 @@ class Configurator {
   }
 
   async update() {
+    performance.mark("configurator-change");
     const generation = ++this.generation;
     const request = this.request();
     if (!request) return;
@@ -235,6 +237,7 @@ class Configurator {
     if (engineState() === "ready") {
       this.waiting = false;
       out = await askEngine(request, this.locale);
+      performance.mark("configurator-answered");
     } else if (this.isDefaultWorkload(request)) {
       const built = await this.builtAnswer(request.model, request.format);
       out = built ? { ok: true, result: built } : null;
@@ -259,12 +262,12 @@ class Configurator {
   }
 
   async builtAnswer(model, format) {
-    if (!this.answers.has(model)) {
-      const url = new URL(`engine/answers/${this.locale}/${encodeURIComponent(model)}.json`, sharedRoot(this.root));
-      this.answers.set(model, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+    const key = `${model}/${format}`;
+    if (!this.answers.has(key)) {
+      const url = new URL(`engine/answers/${this.locale}/${encodeURIComponent(model)}/${encodeURIComponent(format)}.json`, sharedRoot(this.root));
+      this.answers.set(key, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
     }
-    const byFormat = await this.answers.get(model);
-    return byFormat ? byFormat[format] || null : null;
+    return this.answers.get(key);
   }
 
   // --- drawing ------------------------------------------------------------------------
@@ -280,10 +283,12 @@ class Configurator {
       th.querySelector("button").textContent = this.t[key];
     });
     this.tbody.innerHTML = result.rows.map((r) => this.rowHtml(r, kind)).join("\n");
+    performance.mark("configurator-rows");
     this.root.querySelector("[data-summary]").innerHTML = this.summaryHtml(result);
     if (this.sort) this.sortBy(this.sort.col, true);
     this.applyFilters();
     this.drawChart();
+    requestAnimationFrame(() => performance.mark("configurator-painted"));
   }
 
   summaryHtml(result) {

@@ -1,0 +1,523 @@
+"""`make bench`: the site measured against the limits of its stack, side by side in one run.
+
+Writes bench/results.json and bench/results.md: for each figure the median of several runs and
+its spread (min–max), the machine and the versions, the targets and whether they are met, and
+the history of earlier runs (one line per run, kept from the previous results.json).
+
+    .venv/bin/python bench/run.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gzip
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.static_server import serve  # noqa: E402
+
+PY = sys.executable
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+LOCALES = {"fr": ROOT / "mkdocs.yml", "en": ROOT / "mkdocs.en.yml"}
+
+TARGETS = {
+    "configurator_ready_ratio": ("<=", 1.15, "configurator ready / bare Pyodide page ready"),
+    "repaint_ms": ("<", 50.0, "field change to new table painted (engine ready)"),
+    "loading_answer_ms": ("<", 100.0, "catalog model and format at the default context, before Pyodide is ready"),
+    "build_ratio": ("<=", 1.3, "both locales / bare Material build of the same pages"),
+    "preview_rebuild_s": ("<", 1.0, "preview rebuild after a one-line edit of a guide"),
+    "preview_rebuild_catalog_s": ("<", 1.0, "preview rebuild after a one-line edit of the catalog"),
+    "guide_pyodide_bytes": ("==", 0, "Pyodide bytes a guide page transfers before its widget is touched"),
+}
+
+
+def stats(values: list[float], unit: str) -> dict[str, Any]:
+    return {
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+        "runs": len(values),
+        "unit": unit,
+    }
+
+
+def timed(command: list[str], cwd: Path = ROOT) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, env=ENV, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+# --- build ----------------------------------------------------------------------------------
+
+
+def build_command(target: Path, locales: list[str]) -> list[str]:
+    configs = ", ".join(f"Path({str(LOCALES[loc])!r})" for loc in locales)
+    code = f"from pathlib import Path; from macros.build_site import build_site; build_site(Path({str(target)!r}), [{configs}], clean=False)"
+    return [PY, "-c", code]
+
+
+def bare_configs(work: Path) -> dict[str, Path]:
+    """Dump the macro-rendered Markdown, then write bare Material configs that build it."""
+    dump = work / "dump"
+    hooked = work / "hooked"
+    for locale, config in LOCALES.items():
+        # Inherited relative paths resolve against the child config's folder: keep it beside ours.
+        text = f"INHERIT: {config.name}\nhooks:\n  - macros/build_hooks.py\n  - bench/dump_markdown.py\n"
+        path = ROOT / f".bench-dump.{locale}.yml"
+        path.write_text(text)
+        try:
+            subprocess.run(
+                [PY, "-m", "mkdocs", "build", "-f", str(path), "-d", str(hooked / locale)],
+                cwd=ROOT,
+                env={**ENV, "BENCH_DUMP_DIR": str(dump)},
+                check=True,
+                capture_output=True,
+            )
+        finally:
+            path.unlink()
+    import yaml
+
+    base = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    configs = {}
+    for locale, config in LOCALES.items():
+        child = yaml.safe_load(config.read_text()) if locale != "fr" else {}
+        bare = {
+            "site_name": child.get("site_name", base["site_name"]),
+            "docs_dir": str(dump / locale),
+            "site_dir": str(work / "bare" / locale),
+            "use_directory_urls": True,
+            "theme": {"name": "material", "language": locale, "font": False, "features": base["theme"]["features"]},
+            "plugins": ["search"],
+            "markdown_extensions": base["markdown_extensions"],
+            "nav": child.get("nav", base["nav"]),
+        }
+        path = work / f"bare.{locale}.yml"
+        path.write_text(yaml.safe_dump(bare, allow_unicode=True))
+        configs[locale] = path
+    return configs
+
+
+def bench_build(runs: int, work: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    bare = bare_configs(work)
+
+    def bare_build(locales: list[str], clean: bool) -> float:
+        if clean:
+            shutil.rmtree(work / "bare", ignore_errors=True)
+        start = time.perf_counter()
+        for locale in locales:
+            subprocess.run(
+                [PY, "-m", "mkdocs", "build", "-q", "-f", str(bare[locale])],
+                cwd=ROOT,
+                env=ENV,
+                check=True,
+                capture_output=True,
+            )
+        return time.perf_counter() - start
+
+    def ours(locales: list[str], clean: bool) -> float:
+        target = work / "ours"
+        if clean:
+            shutil.rmtree(target, ignore_errors=True)
+        return timed(build_command(target, locales))
+
+    # `ours` builds the locales of one run in one process, as `make site` does; the bare build
+    # runs one `mkdocs build` per locale, the way a bare Material site would be built.
+    for name, locales in (("both", ["fr", "en"]), ("fr", ["fr"]), ("en", ["en"])):
+        out[f"build_{name}_cold_s"] = stats([ours(locales, True) for _ in range(runs)], "s")
+        out[f"build_{name}_warm_s"] = stats([ours(locales, False) for _ in range(runs)], "s")
+        out[f"bare_{name}_cold_s"] = stats([bare_build(locales, True) for _ in range(runs)], "s")
+        out[f"bare_{name}_warm_s"] = stats([bare_build(locales, False) for _ in range(runs)], "s")
+    return out
+
+
+def bench_preview(runs: int, work: Path) -> dict[str, Any]:
+    """`mkdocs serve` on a copy of the project; edit a guide, then the catalog, and read the rebuild time."""
+    copy = work / "preview"
+    shutil.copytree(
+        ROOT, copy, ignore=shutil.ignore_patterns(".venv", "node_modules", "site", ".git", "test-artifacts", "bench")
+    )
+    (copy / "node_modules").symlink_to(ROOT / "node_modules")
+    log = (work / "serve.log").open("w")
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [PY, "-m", "mkdocs", "serve", "-a", address], cwd=copy, env=ENV, stdout=log, stderr=subprocess.STDOUT
+    )
+    built = re.compile(r"Documentation built in ([\d.]+) seconds")
+
+    def count() -> list[float]:
+        return [float(x) for x in built.findall((work / "serve.log").read_text())]
+
+    def wait_for(n: int) -> float:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            found = count()
+            if len(found) >= n:
+                return found[n - 1]
+            time.sleep(0.1)
+        raise RuntimeError("the preview did not rebuild:\n" + (work / "serve.log").read_text()[-3000:])
+
+    try:
+        wait_for(1)
+        guide = copy / "docs" / "fr" / "guides" / "nvlink-ou-pcie.md"
+        catalog = copy / "catalog" / "nodes.yaml"
+        guide_times, catalog_times = [], []
+        for i in range(runs):
+            time.sleep(1.5)
+            guide.write_text(guide.read_text() + f"\n<!-- edit {i} -->\n")
+            guide_times.append(wait_for(len(count()) + 1))
+            time.sleep(1.5)
+            catalog.write_text(catalog.read_text() + f"# edit {i}\n")
+            catalog_times.append(wait_for(len(count()) + 1))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+    return {"preview_rebuild_s": stats(guide_times, "s"), "preview_rebuild_catalog_s": stats(catalog_times, "s")}
+
+
+# --- browser --------------------------------------------------------------------------------
+
+
+def mark(page: Any, name: str) -> float | None:
+    return page.evaluate(
+        f"(() => {{ const m = performance.getEntriesByName({name!r}); return m.length ? m[m.length - 1].startTime : null; }})()"
+    )
+
+
+def wait_mark(page: Any, name: str, timeout: float = 120) -> float:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = mark(page, name)
+        if value is not None:
+            return value
+        time.sleep(0.02)
+    raise RuntimeError(f"no {name} mark")
+
+
+def bench_browser(runs: int, site: Path) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    bench_dir = site / "bench"
+    bench_dir.mkdir(exist_ok=True)
+    for name in ("bare-pyodide.html", "bare-pyodide.js", "bare-pyodide-worker.js"):
+        shutil.copy(ROOT / "bench" / name, bench_dir / name)
+    out: dict[str, Any] = {}
+    ready, bare_ready, first_paint, repaint, loading_answer, before_pyodide = [], [], [], [], [], []
+    with serve(site) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        for _ in range(runs):
+            # Same browser, fresh contexts (cold caches), the two pages one after the other.
+            context = browser.new_context()
+            page = context.new_page()
+            page.goto(f"{url}/bench/bare-pyodide.html")
+            bare_ready.append(wait_mark(page, "bare-ready"))
+            context.close()
+
+            context = browser.new_context()
+            page = context.new_page()
+            page.goto(f"{url}/fr/configurateur/")
+            fcp = page.evaluate(
+                "(() => { const e = performance.getEntriesByName('first-contentful-paint'); return e.length ? e[0].startTime : null; })()"
+            )
+            first_paint.append(fcp)
+            pyodide_start = page.evaluate(
+                "(() => { const r = performance.getEntriesByType('resource').find(e => e.name.includes('/pyodide/')); return r ? r.startTime : null; })()"
+            )
+            # While Pyodide loads: a catalog model at the defaults, answered by the build.
+            if mark(page, "configurator-ready") is None:
+                page.select_option("select[name=model]", "qwen3-32b")
+                change = wait_mark(page, "configurator-change")
+                painted = wait_mark(page, "configurator-painted")
+                if mark(page, "configurator-ready") is None:
+                    loading_answer.append(painted - change)
+            ready.append(wait_mark(page, "configurator-ready"))
+            # pyodide_start may be None if Pyodide had not been requested when measured.
+            before_pyodide.append(1.0 if fcp is not None and (pyodide_start is None or fcp <= pyodide_start) else 0.0)
+            for model in ("llama-3.1-8b", "deepseek-v3", "gemma-3-27b"):
+                before = mark(page, "configurator-painted") or 0
+                page.select_option("select[name=model]", model)
+                change = wait_mark(page, "configurator-change")
+                deadline = time.monotonic() + 10
+                while (mark(page, "configurator-painted") or 0) <= max(before, change) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                repaint.append(mark(page, "configurator-painted") - change)
+            context.close()
+
+        out["configurator_first_paint_ms"] = stats(first_paint, "ms")
+        out["configurator_ready_ms"] = stats(ready, "ms")
+        out["bare_pyodide_ready_ms"] = stats(bare_ready, "ms")
+        out["repaint_ms"] = stats(repaint, "ms")
+        if loading_answer:
+            out["loading_answer_ms"] = stats(loading_answer, "ms")
+        out["first_answer_before_pyodide"] = stats(before_pyodide, "share of runs")
+
+        # The engine inside Pyodide.
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{url}/bench/bare-pyodide.html?engine=1")
+        deadline = time.monotonic() + 180
+        while page.get_attribute("body", "data-state") not in ("engine", "error") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        timings = json.loads(page.get_attribute("body", "data-engine") or "{}")
+        context.close()
+        if timings:
+            out["engine_pyodide_one_workload_ms"] = stats([t * 1000 for t in timings["one_workload_s"]], "ms")
+            out["engine_pyodide_every_model_format_s"] = stats([timings["every_model_format_s"]], "s")
+
+        out.update(bench_weight(browser, url))
+        browser.close()
+    return out
+
+
+def bench_weight(browser: Any, url: str) -> dict[str, Any]:
+    """Bytes each page transfers on a first visit (raw, and gzip-compressed as a static host would)."""
+    from tests.test_site import PAGE_PATHS
+
+    out: dict[str, Any] = {}
+    pages: dict[str, Any] = {}
+    for locale in ("fr", "en"):
+        for key, paths in PAGE_PATHS.items():
+            context = browser.new_context()
+            page = context.new_page()
+            bodies: dict[str, bytes] = {}
+            page.on("response", lambda r, bodies=bodies: bodies.__setitem__(r.url, r.body()) if r.ok else None)
+            page.goto(f"{url}/{locale}/{paths[locale]}")
+            page.wait_for_load_state("networkidle")
+            raw = sum(len(b) for b in bodies.values())
+            packed = sum(len(gzip.compress(b, 6)) for b in bodies.values())
+            pyodide = sum(len(b) for u, b in bodies.items() if "/pyodide/" in u)
+            pages[f"{locale}/{key}"] = {"raw_bytes": raw, "gzip_bytes": packed, "pyodide_bytes": pyodide}
+            context.close()
+    out["weight_pages"] = pages
+    out["guide_pyodide_bytes"] = max(
+        v["pyodide_bytes"]
+        for k, v in pages.items()
+        if k.split("/")[1] in ("nvlink", "image-video", "quantization", "moe")
+    )
+    # A reader who opens a guide, then the configurator, in one browser session.
+    context = browser.new_context()
+    page = context.new_page()
+    bodies: dict[str, bytes] = {}
+    page.on("response", lambda r: bodies.__setitem__(r.url, r.body()) if r.ok else None)
+    page.goto(f"{url}/en/guides/nvlink-or-pcie/")
+    page.wait_for_load_state("networkidle")
+    page.goto(f"{url}/en/configurator/")
+    deadline = time.monotonic() + 120
+    while page.get_attribute("[data-engine-status]", "data-engine-status") != "ready" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    context.close()
+    out["journey_guide_then_configurator"] = {
+        "raw_bytes": sum(len(b) for b in bodies.values()),
+        "gzip_bytes": sum(len(gzip.compress(b, 6)) for b in bodies.values()),
+    }
+    return out
+
+
+# --- engine in CPython ----------------------------------------------------------------------
+
+
+def bench_engine_cpython(runs: int) -> dict[str, Any]:
+    from macros.catalog_loader import load_catalog
+    from macros.fitengine import fit_all, fit_diffusion, workload
+
+    catalog = load_catalog()
+    one = []
+    for _ in range(max(runs, 20)):
+        start = time.perf_counter()
+        fit_all(catalog, workload(catalog, "llama-3.3-70b", "bf16"))
+        one.append((time.perf_counter() - start) * 1000)
+    every = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        for model in catalog.llms:
+            for fmt in catalog.formats:
+                fit_all(catalog, workload(catalog, model, fmt))
+        for model in catalog.diffusion:
+            for fmt in catalog.formats:
+                fit_diffusion(catalog, model, fmt)
+        every.append(time.perf_counter() - start)
+    return {
+        "engine_cpython_one_workload_ms": stats(one, "ms"),
+        "engine_cpython_every_model_format_s": stats(every, "s"),
+    }
+
+
+# --- report ---------------------------------------------------------------------------------
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    pyodide = json.loads((ROOT / "node_modules" / "pyodide" / "package.json").read_text())["version"]
+    names = ("mkdocs", "mkdocs-material", "mkdocs-macros-plugin", "babel", "pyyaml", "playwright")
+    return {
+        "python": platform.python_version(),
+        "chromium": chromium,
+        "pyodide": pyodide,
+        **{n: version(n) for n in names},
+    }
+
+
+def machine() -> dict[str, Any]:
+    memory = next(
+        (line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")), "?"
+    )
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "?",
+    )
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_kib": int(memory) if memory.isdigit() else memory,
+        "system": platform.platform(),
+    }
+
+
+def check_targets(results: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for name, (op, target, what) in TARGETS.items():
+        value = results.get(name)
+        if isinstance(value, dict):
+            value = value["median"]
+        if value is None:
+            out[name] = {"target": f"{op} {target}", "value": None, "met": False, "what": what}
+            continue
+        met = {"<=": value <= target, "<": value < target, "==": value == target}[op]
+        out[name] = {"target": f"{op} {target}", "value": value, "met": met, "what": what}
+    return out
+
+
+def write_report(results: dict[str, Any]) -> None:
+    path = ROOT / "bench" / "results.json"
+    history = []
+    if path.is_file():
+        try:
+            history = json.loads(path.read_text()).get("history", [])
+        except json.JSONDecodeError:
+            history = []
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    summary = {k: results[k] for k in ("configurator_ready_ratio", "build_ratio", "repaint_ms", "preview_rebuild_s")}
+    history.append({"date": results["date"], "commit": commit, "note": results.get("note", ""), **summary})
+    results["history"] = history
+    path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Run {results['date']} on {results['machine']['cpu']} ({results['machine']['cores']} cores), commit {commit}.",
+        f"Versions: {', '.join(f'{k} {v}' for k, v in results['versions'].items())}.",
+        "",
+        "## Targets",
+        "",
+        "| figure | what | target | median | met |",
+        "|---|---|---|---|---|",
+    ]
+    for name, t in results["targets"].items():
+        value = "—" if t["value"] is None else f"{t['value']:.3g}"
+        lines.append(f"| `{name}` | {t['what']} | {t['target']} | {value} | {'yes' if t['met'] else '**no**'} |")
+    lines += [
+        "",
+        "## Every figure (median, min–max over the runs)",
+        "",
+        "| figure | median | min | max | unit |",
+        "|---|---|---|---|---|",
+    ]
+    for name, value in results["figures"].items():
+        if isinstance(value, dict) and "median" in value:
+            lines.append(
+                f"| `{name}` | {value['median']:.4g} | {value['min']:.4g} | {value['max']:.4g} | {value['unit']} |"
+            )
+    lines += ["", "## Page weight on a first visit (bytes)", "", "| page | raw | gzip | Pyodide |", "|---|---|---|---|"]
+    for page, w in results["figures"]["weight_pages"].items():
+        lines.append(f"| {page} | {w['raw_bytes']:,} | {w['gzip_bytes']:,} | {w['pyodide_bytes']:,} |")
+    j = results["figures"]["journey_guide_then_configurator"]
+    lines += [
+        "",
+        f"A reader who opens a guide then the configurator downloads {j['raw_bytes']:,} bytes ({j['gzip_bytes']:,} gzip-compressed).",
+    ]
+    lines += [
+        "",
+        "## History",
+        "",
+        "| date | commit | ready ratio | build ratio | repaint ms | preview s | note |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for h in history:
+        lines.append(
+            f"| {h['date']} | {h['commit']} | {h['configurator_ready_ratio']:.3f} | {h['build_ratio']:.3f} | {h['repaint_ms']:.1f} | {h['preview_rebuild_s']:.2f} | {h.get('note', '')} |"
+        )
+    (ROOT / "bench" / "results.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--note", default="", help="what changed since the last run, for the history")
+    args = parser.parse_args()
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"the benchmark drives Debian's Chromium at {CHROMIUM}: apt-get install chromium")
+    figures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        figures.update(bench_engine_cpython(args.runs))
+        figures.update(bench_build(args.runs, work))
+        figures.update(bench_preview(args.runs, work))
+        site = work / "site"
+        subprocess.run(build_command(site, ["fr", "en"]), cwd=ROOT, env=ENV, check=True, capture_output=True)
+        figures.update(bench_browser(args.runs, site))
+    results = {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "note": args.note,
+        "machine": machine(),
+        "versions": versions(),
+        "figures": figures,
+        "configurator_ready_ratio": figures["configurator_ready_ms"]["median"]
+        / figures["bare_pyodide_ready_ms"]["median"],
+        "build_ratio": figures["build_both_cold_s"]["median"] / figures["bare_both_cold_s"]["median"],
+        "repaint_ms": figures["repaint_ms"]["median"],
+        "preview_rebuild_s": figures["preview_rebuild_s"]["median"],
+    }
+    results["targets"] = check_targets({**figures, **results})
+    write_report(results)
+    print((ROOT / "bench" / "results.md").read_text())
+
+
+if __name__ == "__main__":
+    main()
