@@ -298,6 +298,14 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
     return out
 
 
+def _keep_body(bodies: dict[str, bytes], response: Any) -> None:
+    try:
+        if response.ok:
+            bodies[response.url] = response.body()
+    except Exception:  # a response whose page closed before its body was read
+        pass
+
+
 def bench_weight(browser: Any, url: str) -> dict[str, Any]:
     """Bytes each page transfers on a first visit (raw, and gzip-compressed as a static host would)."""
     from tests.test_site import PAGE_PATHS
@@ -309,7 +317,7 @@ def bench_weight(browser: Any, url: str) -> dict[str, Any]:
             context = browser.new_context()
             page = context.new_page()
             bodies: dict[str, bytes] = {}
-            page.on("response", lambda r, bodies=bodies: bodies.__setitem__(r.url, r.body()) if r.ok else None)
+            page.on("response", lambda r, bodies=bodies: _keep_body(bodies, r))
             page.goto(f"{url}/{locale}/{paths[locale]}")
             page.wait_for_load_state("networkidle")
             raw = sum(len(b) for b in bodies.values())
@@ -327,7 +335,7 @@ def bench_weight(browser: Any, url: str) -> dict[str, Any]:
     context = browser.new_context()
     page = context.new_page()
     bodies: dict[str, bytes] = {}
-    page.on("response", lambda r: bodies.__setitem__(r.url, r.body()) if r.ok else None)
+    page.on("response", lambda r: _keep_body(bodies, r))
     page.goto(f"{url}/en/guides/nvlink-or-pcie/")
     page.wait_for_load_state("networkidle")
     page.goto(f"{url}/en/configurator/")
