@@ -54,6 +54,8 @@ def on_config(config: Any) -> Any:
     the engine would not show until the preview restarts. Unchanged code stays imported, so the
     catalog read and the engine's imports are not redone on every edit of a guide.
     """
+    if _command != "serve":
+        return config
     fingerprint = _source_fingerprint()
     loaded = sys.modules.get("macros")
     if loaded is not None and getattr(loaded, "_source_fingerprint", None) != fingerprint:
@@ -145,7 +147,7 @@ def on_post_build(config: Any) -> None:
     shared = shared_dir(config["site_dir"])
     ship_pyodide(shared)
     ship_engine(shared, data)
-    if "macros" in sys.modules:
+    if _command == "serve" and "macros" in sys.modules:
         sys.modules["macros"]._source_fingerprint = config["extra"].get("_macros_fingerprint")  # type: ignore[attr-defined]
     if _command != "serve":
         # The preview skips the build-time answers (its widget waits for Pyodide instead), so
