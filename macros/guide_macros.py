@@ -274,7 +274,7 @@ class GuideMacros:
                     f"`{node.id}`",
                     gpu.name,
                     self.fmt.number(node.count),
-                    f"{c.topologies[node.topology].name}" + (f" ({link.name})" if link else ""),
+                    t[f"topology_{node.topology}"] + (f" ({link.name})" if link else ""),
                     self.fmt.unit(gpu.memory_sold_gb * node.count, "GB"),
                     self.fmt.usd(node.price_month_usd),
                     self.fmt.usd(node.price_month_usd / c.assumptions.hours_per_month, cents=True),

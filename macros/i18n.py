@@ -63,6 +63,11 @@ LABELS: dict[str, dict[str, str]] = {
         "max_context": "Contexte maximal",
         "tokens": "tokens",
         "with_offload": " (encodeurs de texte sur le CPU)",
+        "topology_single": "Une carte",
+        "topology_pcie": "PCIe par l’hôte",
+        "topology_nvlink-bridge": "Ponts NVLink",
+        "topology_nvlink-direct": "NVLink direct, carte à 4 GPU",
+        "topology_nvswitch": "NVLink par NVSwitch",
     },
     "en": {
         "link": "Link",
@@ -124,6 +129,11 @@ LABELS: dict[str, dict[str, str]] = {
         "max_context": "Longest context",
         "tokens": "tokens",
         "with_offload": " (text encoders on the CPU)",
+        "topology_single": "One card",
+        "topology_pcie": "PCIe through the host",
+        "topology_nvlink-bridge": "NVLink bridges",
+        "topology_nvlink-direct": "NVLink, direct on a 4-GPU board",
+        "topology_nvswitch": "NVLink through NVSwitch",
     },
 }
 
