@@ -23,3 +23,8 @@ def register(html: str) -> str:
 def restore(page_html: str) -> str:
     """The rendered page with every placeholder replaced by its HTML."""
     return _PLACEHOLDER.sub(lambda m: _blocks.pop(m.group(1)), page_html)
+
+
+def expand(text: str) -> str:
+    """`text` with every placeholder replaced by its HTML, keeping the blocks for `restore`."""
+    return _PLACEHOLDER.sub(lambda m: _blocks[m.group(1)], text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cache
 from typing import Any
 
 from .architecture import Params
@@ -96,17 +97,20 @@ def format_support(gpu: Gpu, fmt: Format, is_moe: bool) -> Reason | None:
     return Reason("format_unsupported", params)
 
 
-def _layouts(model: Llm, count: int) -> list[_Layout]:
+def _layouts(model: Llm, count: int) -> tuple[_Layout, ...]:
     """Candidate layouts, fewest cards first: pure tensor parallelism, then pipeline stages."""
-    heads = model.architecture.heads
-    layers = model.architecture.layers
+    return _layouts_for(model.architecture.heads, model.architecture.layers, count)
+
+
+@cache
+def _layouts_for(heads: int, layers: int, count: int) -> tuple[_Layout, ...]:
     pure = [_Layout(n, 1) for n in range(1, count + 1) if heads % n == 0]
     piped = []
     for n in range(2, count + 1):
         for tp in range(n - 1, 0, -1):
             if n % tp == 0 and heads % tp == 0 and n // tp <= layers:
                 piped.append(_Layout(tp, n // tp))
-    return pure + piped
+    return tuple(pure + piped)
 
 
 class _Sizing:
