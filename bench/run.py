@@ -308,12 +308,20 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
     return out
 
 
+_SITE: list[Path] = []  # the site being measured, to read bodies the browser does not hand back
+
+
 def _keep_body(bodies: dict[str, bytes], response: Any) -> None:
+    """Keep a response's bytes; for bodies the browser streams away (WebAssembly compiled while
+    it downloads, or a page already gone), read the same file from the built site."""
+    if not response.ok:
+        return
     try:
-        if response.ok:
-            bodies[response.url] = response.body()
-    except Exception:  # a response whose page closed before its body was read
-        pass
+        bodies[response.url] = response.body()
+    except Exception:  # noqa: BLE001
+        path = _SITE[0] / response.url.split("/", 3)[3].split("?")[0]
+        if path.is_file():
+            bodies[response.url] = path.read_bytes()
 
 
 def bench_weight(browser: Any, url: str) -> dict[str, Any]:
