@@ -32,13 +32,13 @@ serve: $(STAMP)
 
 test: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check
-	$(VENV)/bin/ruff check macros tests
-	$(VENV)/bin/ruff format --check macros tests
+	$(VENV)/bin/ruff check macros tests bench
+	$(VENV)/bin/ruff format --check macros tests bench
 	$(PY) -m pytest
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check macros tests
-	$(VENV)/bin/ruff format --check macros tests
+	$(VENV)/bin/ruff check macros tests bench
+	$(VENV)/bin/ruff format --check macros tests bench
 
 check: $(STAMP)
 	$(PY) -m macros.fitengine check

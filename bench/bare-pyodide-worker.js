@@ -15,23 +15,14 @@ self.onmessage = async (event) => {
       pyodide.FS.writeFile(`/engine/fitengine/${name}`, bytes);
     }
     pyodide.globals.set("catalog_json", await (await fetch(new URL("engine/catalog.json", shared))).text());
+    const timing = await fetch(new URL("engine_timing.py", location.href));
+    pyodide.FS.writeFile("/engine/engine_timing.py", new Uint8Array(await timing.arrayBuffer()));
     const timings = pyodide.runPython(`
-import json, sys, time
+import json, sys
 sys.path.insert(0, "/engine")
-from fitengine import Catalog, fit_all, fit_diffusion, workload
-catalog = Catalog.from_dict(json.loads(catalog_json))
-one = []
-for _ in range(20):
-    t = time.perf_counter(); fit_all(catalog, workload(catalog, "llama-3.3-70b", "bf16")); one.append(time.perf_counter() - t)
-t = time.perf_counter()
-for model in catalog.llms:
-    for fmt in catalog.formats:
-        fit_all(catalog, workload(catalog, model, fmt))
-for model in catalog.diffusion:
-    for fmt in catalog.formats:
-        fit_diffusion(catalog, model, fmt)
-every = time.perf_counter() - t
-json.dumps({"one_workload_s": sorted(one), "every_model_format_s": every})
+from fitengine import Catalog
+from engine_timing import time_engine
+json.dumps(time_engine(Catalog.from_dict(json.loads(catalog_json))))
 `);
     self.postMessage({ type: "engine", timings: JSON.parse(timings) });
   } catch (error) {

@@ -28,19 +28,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tests.browser import CHROMIUM, FLAGS  # noqa: E402
 from tests.static_server import serve  # noqa: E402
 
 PY = sys.executable
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 LOCALES = {"fr": ROOT / "mkdocs.yml", "en": ROOT / "mkdocs.en.yml"}
 
 TARGETS = {
@@ -238,12 +232,12 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
     _SITE[:] = [site]
     bench_dir = site / "bench"
     bench_dir.mkdir(exist_ok=True)
-    for name in ("bare-pyodide.html", "bare-pyodide.js", "bare-pyodide-worker.js"):
+    for name in ("bare-pyodide.html", "bare-pyodide.js", "bare-pyodide-worker.js", "engine_timing.py"):
         shutil.copy(ROOT / "bench" / name, bench_dir / name)
     out: dict[str, Any] = {}
     ready, bare_ready, first_paint, repaint, loading_answer, before_pyodide = [], [], [], [], [], []
     with serve(site) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
         for _ in range(runs):
             # Same browser, fresh contexts (cold caches), the two pages one after the other.
             context = browser.new_context()
@@ -318,7 +312,7 @@ def _keep_body(bodies: dict[str, bytes], response: Any) -> None:
         return
     try:
         bodies[response.url] = response.body()
-    except Exception:  # noqa: BLE001
+    except Exception:  # the browser kept no body for it
         path = _SITE[0] / response.url.split("/", 3)[3].split("?")[0]
         if path.is_file():
             bodies[response.url] = path.read_bytes()
@@ -372,25 +366,17 @@ def bench_weight(browser: Any, url: str) -> dict[str, Any]:
 
 
 def bench_engine_cpython(runs: int) -> dict[str, Any]:
+    import macros.fitengine
+
+    sys.modules.setdefault("fitengine", macros.fitengine)  # engine_timing imports it as the browser names it
+    from engine_timing import time_engine
+
     from macros.catalog_loader import load_catalog
-    from macros.fitengine import fit_all, fit_diffusion, workload
 
     catalog = load_catalog()
-    one = []
-    for _ in range(max(runs, 20)):
-        start = time.perf_counter()
-        fit_all(catalog, workload(catalog, "llama-3.3-70b", "bf16"))
-        one.append((time.perf_counter() - start) * 1000)
-    every = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        for model in catalog.llms:
-            for fmt in catalog.formats:
-                fit_all(catalog, workload(catalog, model, fmt))
-        for model in catalog.diffusion:
-            for fmt in catalog.formats:
-                fit_diffusion(catalog, model, fmt)
-        every.append(time.perf_counter() - start)
+    timings = [time_engine(catalog) for _ in range(runs)]
+    one = [t * 1000 for run in timings for t in run["one_workload_s"]]
+    every = [run["every_model_format_s"] for run in timings]
     return {
         "engine_cpython_one_workload_ms": stats(one, "ms"),
         "engine_cpython_every_model_format_s": stats(every, "s"),
@@ -403,7 +389,7 @@ def bench_engine_cpython(runs: int) -> dict[str, Any]:
 def versions() -> dict[str, str]:
     from importlib.metadata import version
 
-    chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    chromium = subprocess.run([str(CHROMIUM), "--version"], capture_output=True, text=True, check=False).stdout.strip()
     pyodide = json.loads((ROOT / "node_modules" / "pyodide" / "package.json").read_text())["version"]
     names = ("mkdocs", "mkdocs-material", "mkdocs-macros-plugin", "babel", "pyyaml", "playwright")
     return {
@@ -517,7 +503,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--note", default="", help="what changed since the last run, for the history")
     args = parser.parse_args()
-    if not Path(CHROMIUM).exists():
+    if not CHROMIUM.exists():
         raise SystemExit(f"the benchmark drives Debian's Chromium at {CHROMIUM}: apt-get install chromium")
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,0 +1,26 @@
+"""Times the fit engine; the benchmark runs this same file in CPython and, inside Pyodide, in the
+browser (bench/bare-pyodide-worker.js fetches it), so the two figures measure the same work."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+
+def time_engine(catalog: Any, repeats: int = 20) -> dict[str, Any]:
+    """Seconds for one workload on every node (each repeat), and for every model x format x node."""
+    from fitengine import fit_all, fit_diffusion, workload  # the browser's package name
+
+    one = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fit_all(catalog, workload(catalog, "llama-3.3-70b", "bf16"))
+        one.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    for model in catalog.llms:
+        for fmt in catalog.formats:
+            fit_all(catalog, workload(catalog, model, fmt))
+    for model in catalog.diffusion:
+        for fmt in catalog.formats:
+            fit_diffusion(catalog, model, fmt)
+    return {"one_workload_s": one, "every_model_format_s": time.perf_counter() - start}
