@@ -77,9 +77,6 @@ def safe_check(kind, text, node, locale, number):
   const safeCheck = pyodide.globals.get("safe_check");
   answer = (request, locale) => toJs(safeAnswer(pyodide.toPy(request), locale, number));
   check = (kind, text, node, locale) => toJs(safeCheck(String(kind), String(text), String(node), locale, number));
-  // One answer before saying ready: the first call through Pyodide is several times slower than
-  // the next ones, and the reader's first change should not pay for it.
-  answer({ model: "llama-3.3-70b", format: "bf16" }, locale);
   post({ type: "status", state: "ready" });
 }
 
