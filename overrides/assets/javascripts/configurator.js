@@ -95,6 +95,7 @@ class Configurator {
 
   bind() {
     const change = () => {
+      this.urlNotes = []; // the reader has moved on from the shared link: its notes no longer apply
       this.start();
       this.update();
     };
@@ -241,7 +242,7 @@ class Configurator {
     } else if (this.isDefaultWorkload(request)) {
       const built = await this.builtAnswer(request.model, request.format);
       out = built ? { ok: true, result: built } : null;
-      if (!out) this.waiting = true;
+      this.waiting = !out; // the build's answer is the engine's: no need to ask again when ready
     } else {
       this.waiting = true;
       if (engineState() === "error") this.message(this.t.status_error);
@@ -256,7 +257,6 @@ class Configurator {
       return;
     }
     this.message((this.urlNotes || []).join(" "));
-    this.urlNotes = [];
     this.show(out.result);
     this.writeUrl(request);
   }
