@@ -82,6 +82,7 @@ class GuideMacros:
                 "max_cards",
                 "configurator",
                 "measure_widget",
+                "nv_label",
             )
         }
 
@@ -99,6 +100,12 @@ class GuideMacros:
     def format_quality(self, fmt_id: str) -> str:
         entry = next(f for f in self.data["formats"] if f["id"] == fmt_id)
         return f"{entry['quality'][self.locale]} ({entry['quality_source']})"
+
+    def nv_label(self, node_id: str) -> str:
+        """What `nvidia-smi topo -m` shows between two cards of an NVLink node, e.g. NV18."""
+        from macros.fitengine.health import expected_nvlinks
+
+        return f"NV{expected_nvlinks(self.catalog, self.catalog.node(node_id))}"
 
     def max_cards(self) -> str:
         return self.fmt.number(max(n.count for n in self.catalog.nodes))

@@ -221,3 +221,12 @@ def test_build_time_answers_cover_every_model_and_locale(site, catalog):
             answer = json.loads((site / "engine" / "answers" / locale / model / "bf16.json").read_text())
             assert len(answer["rows"]) == len(catalog.nodes)
             assert all(row["reason_text"] for row in answer["rows"])
+
+
+def test_topology_labels_in_the_guide_come_from_the_catalog(site, catalog):
+    from macros.fitengine.health import expected_nvlinks
+
+    for locale in LOCALES:
+        text = page_file(site, locale, "nvlink").read_text()
+        for node in ("8x-h100-sxm", "8x-a100-sxm4-80gb"):
+            assert f"<code>NV{expected_nvlinks(catalog, catalog.node(node))}</code>" in text
