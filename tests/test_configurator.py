@@ -15,6 +15,7 @@ import pytest
 from macros.fitengine import answer
 
 from .browser import ARTIFACTS, wait_until
+from .conftest import FIXTURES
 from .test_site import PAGE_PATHS
 
 pytestmark = pytest.mark.browser
@@ -141,9 +142,7 @@ def test_url_state_survives_a_reload(browser, server):
 
 
 def test_custom_model_link_decodes(browser, server, catalog):
-    config = json.loads(
-        (__import__("pathlib").Path(__file__).parent / "fixtures" / "configs" / "mixtral-8x7b.json").read_text()
-    )
+    config = json.loads((FIXTURES / "configs" / "mixtral-8x7b.json").read_text())
     context, page, errors, _ = open_configurator(browser, server)
     wait_ready(page)
     page.select_option("select[name=model]", "custom")
@@ -215,9 +214,7 @@ def test_hostile_config_is_shown_as_text(browser, server):
     context, page, errors, _ = open_configurator(browser, server)
     wait_ready(page)
     page.select_option("select[name=model]", "custom")
-    config = json.loads(
-        (__import__("pathlib").Path(__file__).parent / "fixtures" / "configs" / "llama-3.1-8b.json").read_text()
-    )
+    config = json.loads((FIXTURES / "configs" / "llama-3.1-8b.json").read_text())
     config["_name_or_path"] = HOSTILE
     page.fill("textarea[name=config]", json.dumps(config))
     wait_until(lambda: HOSTILE in (page.text_content("table caption") or ""), 10, "the custom model's name")

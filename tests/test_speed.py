@@ -53,9 +53,10 @@ def test_megatron_all_reduces_per_token_for_llama_70b(catalog):
 def test_gradient_all_reduce_of_a_70b_model(catalog):
     # 70B in BF16 moves about 141 GB; on a 4-card ring each card sends 2(n-1)/n of it.
     params = catalog.llms["llama-3.3-70b"].params_total
-    link = GroupLink("pcie-gen5-x16", "PCIe Gen5", 64.0, 0.0)
+    rate = catalog.links["pcie-gen5-x16"].per_direction_gbps
+    link = GroupLink("pcie-gen5-x16", "PCIe Gen5", rate, 0.0)
     seconds = gradient_allreduce_seconds(params, 2, 4, link)
-    assert seconds == pytest.approx(1.5 * params * 2 / 64e9)
+    assert seconds == pytest.approx(1.5 * params * 2 / (rate * GB))
     assert params * 2 / GB == pytest.approx(141, rel=0.01)
 
 
