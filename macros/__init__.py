@@ -19,7 +19,13 @@ def define_env(env: Any) -> None:
     data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
     if problems:
         raise CatalogError(problems)
-    guide = GuideMacros(Catalog.from_dict(data), data, locale, page_url=lambda: env.page.url if env.page else "")
+    guide = GuideMacros(
+        Catalog.from_dict(data),
+        data,
+        locale,
+        page_url=lambda: env.page.url if env.page else "",
+        page_paths=env.conf["extra"]["page_paths"],
+    )
     for name, function in guide.registrations().items():
         env.macro(function, name)
     env.variables["locale"] = locale

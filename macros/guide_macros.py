@@ -37,10 +37,16 @@ class GuideMacros:
     """The catalog, seen through one locale's eyes."""
 
     def __init__(
-        self, catalog: Catalog, data: dict[str, Any], locale: str, page_url: Callable[[], str] = lambda: ""
+        self,
+        catalog: Catalog,
+        data: dict[str, Any],
+        locale: str,
+        page_url: Callable[[], str] = lambda: "",
+        page_paths: dict[str, dict[str, str]] | None = None,
     ) -> None:
         self.catalog = catalog
         self.page_url = page_url  # the page being rendered, for links relative to it
+        self.page_paths = page_paths or {}  # mkdocs.yml extra.page_paths: page key -> locale -> URL path
         self.data = data  # the validated YAML, for the sources and explanations tables show
         self.locale = locale
         self.fmt = Formatter(locale)
@@ -169,7 +175,7 @@ class GuideMacros:
 
     def configurator_url(self, model: str, fmt: str, base: str = "../") -> str:
         """A link to the configurator pre-filled with a workload, relative to a guide's source file."""
-        page = self.data_page("configurator")
+        page = self.page_paths["configurator"][self.locale].rstrip("/") + ".md"
         return f"{base}{page}?{urlencode({'model': model, 'format': fmt})}"
 
     def configurator(self, model: str = "llama-3.3-70b", fmt: str = "bf16", compact: bool = False) -> str:
@@ -189,9 +195,6 @@ class GuideMacros:
     def _root(self) -> str:
         path = self.page_url().strip("/")
         return "../" * (path.count("/") + 1) if path else "./"
-
-    def data_page(self, key: str) -> str:
-        return {"fr": {"configurator": "configurateur.md"}, "en": {"configurator": "configurator.md"}}[self.locale][key]
 
     # --- tables -------------------------------------------------------------------------
 
