@@ -51,8 +51,9 @@ _CHOOSER = """(function () {{
 
 
 def write_root(site: Path) -> None:
-    found = [(code, name) for code, name in locales() if (site / code / "index.html").is_file()]
-    missing = [code for code, _ in locales() if (site / code / "index.html").is_file() is False]
+    every = locales()
+    found = [(code, name) for code, name in every if (site / code / "index.html").is_file()]
+    missing = [code for code, _ in every if (code, _) not in found]
     if missing:
         raise SystemExit(
             f"site_root: no built locale at {', '.join(str(site / c) for c in missing)}; build every locale first"

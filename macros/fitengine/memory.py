@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .architecture import Architecture, Params, count_params
+from .architecture import Architecture, Params
 from .catalog import Format
 
 # Parts of a model a format may leave at 16 bits (catalog formats' `unquantized`).
@@ -75,7 +75,6 @@ __all__ = [
     "PARTS",
     "active_weight_bytes",
     "bits_for",
-    "count_params",
     "experts_touched",
     "kv_bytes_per_card",
     "kv_bytes_per_token",
