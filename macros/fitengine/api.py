@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .catalog import Catalog
+from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError
 from .fit import fit_all, workload
@@ -41,9 +41,9 @@ def _whole(request: dict[str, Any], key: str) -> int | None:
     return value
 
 
-def link_class(catalog: Catalog, node_id: str) -> str:
+def link_class(catalog: Catalog, node_id: str | Node) -> str:
     """How the node's cards talk: one-card, pcie, nvlink-bridge or nvlink (SXM boards)."""
-    node = catalog.node(node_id)
+    node = node_id if isinstance(node_id, Node) else catalog.node(node_id)
     nvlink = catalog.topologies[node.topology].nvlink
     if node.count == 1:
         return "one-card"
@@ -98,9 +98,7 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
         rows = [r.to_dict() for r in fit_all(catalog, work)]
         name = work.model.name
         kind = "llm"
-    results = [
-        {**row, "link_class": link_class(catalog, node.id)} for row, node in zip(rows, catalog.nodes, strict=True)
-    ]
+    results = [{**row, "link_class": link_class(catalog, node)} for row, node in zip(rows, catalog.nodes, strict=True)]
     return {"version": SCHEMA_VERSION, "kind": kind, "model_name": name, "rows": results, "summary": summary(results)}
 
 

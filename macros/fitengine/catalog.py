@@ -8,6 +8,7 @@ seconds, TFLOPS, USD.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .architecture import Architecture, Mla, Moe, Params, count_params
@@ -89,9 +90,9 @@ class Llm:
     max_context: int = 131072
     params_override: Params | None = None  # for a model described by its totals alone
 
-    @property
+    @cached_property
     def params(self) -> Params:
-        """Parameters by part, counted from the shapes unless given outright."""
+        """Parameters by part, counted from the shapes unless given outright (counted once)."""
         return self.params_override or count_params(self.architecture)
 
 

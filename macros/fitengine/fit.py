@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
 
@@ -69,20 +69,23 @@ class NodeFit:
     notes: tuple[Reason, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data = {name: getattr(self, name) for name in _NODEFIT_FIELDS}
         data["reason"] = self.reason.to_dict()
         data["notes"] = [n.to_dict() for n in self.notes]
         return data
+
+
+_NODEFIT_FIELDS = tuple(f.name for f in fields(NodeFit))
 
 
 @dataclass(frozen=True)
 class _Layout:
     tp: int
     pp: int
+    cards: int = field(init=False, compare=False)
 
-    @property
-    def cards(self) -> int:
-        return self.tp * self.pp
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", self.tp * self.pp)
 
 
 def format_support(gpu: Gpu, fmt: Format, is_moe: bool) -> Reason | None:
@@ -113,6 +116,15 @@ def _layouts_for(heads: int, layers: int, count: int) -> tuple[_Layout, ...]:
     return tuple(pure + piped)
 
 
+def _widest(model: Llm, count: int) -> _Layout:
+    return _widest_for(model.architecture.heads, model.architecture.layers, count)
+
+
+@cache
+def _widest_for(heads: int, layers: int, count: int) -> _Layout:
+    return max(_layouts_for(heads, layers, count), key=lambda lay: (lay.cards, lay.tp))
+
+
 class _Sizing:
     """Memory arithmetic for one model, format and card, shared by every layout tried."""
 
@@ -125,13 +137,27 @@ class _Sizing:
         self.weights = weight_bytes(self.params, work.format)
         self.reserve = a.reserve_moe_bytes if self.arch.moe else a.reserve_dense_bytes
         self.capacity = gpu.memory_usable_bytes * a.usable_fraction
+        self._kv: dict[tuple[int, int, int], float] = {}
+        self._fits: dict[tuple[int, int], _Layout | None] = {}
 
     def kv(self, layout: _Layout, context: int) -> float:
-        per_sequence = kv_bytes_per_card(self.arch, context, self.kv_bytes, layout.tp, layout.pp)
-        return per_sequence * self.work.concurrency
+        key = (layout.tp, layout.pp, context)
+        kv = self._kv.get(key)
+        if kv is None:
+            per_sequence = kv_bytes_per_card(self.arch, context, self.kv_bytes, layout.tp, layout.pp)
+            kv = self._kv[key] = per_sequence * self.work.concurrency
+        return kv
 
     def need(self, layout: _Layout, context: int) -> float:
         return self.weights / layout.cards + self.kv(layout, context) + self.reserve
+
+    def first_fit(self, count: int, context: int) -> _Layout | None:
+        """The first layout (fewest cards) of `count` cards that holds the workload at `context`."""
+        key = (count, context)
+        if key not in self._fits:
+            layouts = _layouts(self.work.model, count)
+            self._fits[key] = next((lay for lay in layouts if self.fits(lay, context)), None)
+        return self._fits[key]
 
     def fits(self, layout: _Layout, context: int) -> bool:
         return self.need(layout, context) <= self.capacity
@@ -161,12 +187,13 @@ class _Sizing:
         return guess
 
 
-def fit_node(catalog: Catalog, work: Workload, node: Node) -> NodeFit:
-    """The verdict and figures for one node."""
+def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | None = None) -> NodeFit:
+    """The verdict and figures for one node (`sizing`: the card's, when the caller shares it)."""
     gpu = catalog.gpus[node.gpu]
     a = catalog.assumptions
     price_hour = node.price_month_usd / a.hours_per_month
-    sizing = _Sizing(catalog, work, gpu)
+    if sizing is None:
+        sizing = _Sizing(catalog, work, gpu)
     is_moe = work.model.architecture.moe is not None
 
     def result(verdict: str, layout: _Layout, reason: Reason, notes: tuple[Reason, ...] = (), **extra: Any) -> NodeFit:
@@ -202,8 +229,7 @@ def fit_node(catalog: Catalog, work: Workload, node: Node) -> NodeFit:
             **fields,
         )
 
-    layouts = _layouts(work.model, node.count)
-    widest = max(layouts, key=lambda lay: (lay.cards, lay.tp))
+    widest = _widest(work.model, node.count)
     support = format_support(gpu, work.format, is_moe)
     if support is not None and support.code != "weight_only":
         return result("none", widest, support)
@@ -211,7 +237,7 @@ def fit_node(catalog: Catalog, work: Workload, node: Node) -> NodeFit:
     if sizing.reserve >= sizing.capacity:
         reason = Reason("no_room", {"reserve": sizing.reserve / GB, "capacity": sizing.capacity / GB})
         return result("none", widest, reason, notes)
-    layout = next((lay for lay in layouts if sizing.fits(lay, work.context)), None)
+    layout = sizing.first_fit(node.count, work.context)
     if layout is None:
         need = sizing.need(widest, work.context) / GB
         code = "no_memory" if node.count > 1 else "no_memory_one"
@@ -277,7 +303,15 @@ def _speed(catalog: Catalog, work: Workload, node: Node, gpu: Gpu, sizing: _Sizi
 
 def fit_all(catalog: Catalog, work: Workload) -> list[NodeFit]:
     """Every node of the catalog, in catalog order."""
-    return [fit_node(catalog, work, node) for node in catalog.nodes]
+    # Nodes with the same card share its memory arithmetic (several sizes of node per card).
+    sizings: dict[str, _Sizing] = {}
+    out = []
+    for node in catalog.nodes:
+        sizing = sizings.get(node.gpu)
+        if sizing is None:
+            sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu])
+        out.append(fit_node(catalog, work, node, sizing))
+    return out
 
 
 def workload(
