@@ -8,6 +8,8 @@ from functools import cache, lru_cache
 from babel import Locale
 from babel.numbers import NumberPattern, format_percent, parse_pattern
 
+from macros.fitengine.numbers import rounded
+
 
 @cache
 def _locale(code: str) -> Locale:
@@ -22,7 +24,8 @@ def _decimal_pattern(digits: int) -> NumberPattern:
 @lru_cache(maxsize=65536)
 def _number(locale: str, digits: int, value: float) -> str:
     # Tables repeat the same figures (capacities, reserves, prices) across nodes and locales.
-    return _decimal_pattern(digits).apply(value, _locale(locale))
+    # Rounded first as the browser rounds (see fitengine/numbers.py); Babel then only writes it.
+    return _decimal_pattern(digits).apply(rounded(value, digits), _locale(locale))
 
 
 @cache
@@ -48,7 +51,7 @@ class Formatter:
 
     def usd(self, value: float, cents: bool = False) -> str:
         return _currency_pattern(self.locale, cents).apply(
-            value, _locale(self.locale), currency="USD", currency_digits=cents
+            rounded(value, 2 if cents else 0), _locale(self.locale), currency="USD", currency_digits=cents
         )
 
     def percent(self, value: float) -> str:
