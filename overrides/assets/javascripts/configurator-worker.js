@@ -50,33 +50,46 @@ async function init({ shared, locale }) {
 import json, sys
 sys.path.insert(0, "/engine")
 from fitengine import Catalog, EngineError, answer as _answer, check_measurement as _check
+from fitengine.numbers import fixed_formatter
 _catalog = Catalog.from_dict(json.loads(catalog_json))
 del catalog_json
+_number = None
 
-def safe_answer(request, locale, number):
-    try:
-        return {"ok": True, "result": _answer(_catalog, request, locale, number)}
-    except EngineError as error:
-        return {"ok": False, "error": str(error)}
+def use_separators(group, decimal, samples_json, expected_json):
+    # Numbers written in Python cost far less than a call out to Intl for each; used only if
+    # they come out exactly as Intl writes them for this locale.
+    global _number
+    number = fixed_formatter(1, group, decimal)
+    same = [number(x) for x in json.loads(samples_json)] == json.loads(expected_json)
+    _number = number if same else None
+    return same
 
-def safe_check(kind, text, node, locale, number):
+def answer_json(request_json, locale, number):
+    # JSON both ways: one string crosses into Python and one comes back, which costs less
+    # than converting nested objects field by field.
     try:
-        return {"ok": True, "result": _check(_catalog, kind, text, node, locale, number)}
+        out = {"ok": True, "result": _answer(_catalog, json.loads(request_json), locale, _number or number)}
     except EngineError as error:
-        return {"ok": False, "error": str(error)}
+        out = {"ok": False, "error": str(error)}
+    return json.dumps(out, allow_nan=False)
+
+def check_json(kind, text, node, locale, number):
+    try:
+        out = {"ok": True, "result": _check(_catalog, kind, text, node, locale, _number or number)}
+    except EngineError as error:
+        out = {"ok": False, "error": str(error)}
+    return json.dumps(out, allow_nan=False)
 `);
-  const toJs = (proxy) => {
-    try {
-      return proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
-    } finally {
-      proxy.destroy();
-    }
-  };
   const number = (x) => numberFormat.format(x);
-  const safeAnswer = pyodide.globals.get("safe_answer");
-  const safeCheck = pyodide.globals.get("safe_check");
-  answer = (request, locale) => toJs(safeAnswer(pyodide.toPy(request), locale, number));
-  check = (kind, text, node, locale) => toJs(safeCheck(String(kind), String(text), String(node), locale, number));
+  const parts = numberFormat.formatToParts(1234567.5);
+  const symbol = (type) => (parts.find((p) => p.type === type) || { value: "" }).value;
+  const samples = [0, 0.05, 0.25, 0.35, 1.05, 2.675, 999.95, 1234.5, 12345.67, 1234567.25, 0.0001, 98765432.1];
+  pyodide.globals
+    .get("use_separators")(symbol("group"), symbol("decimal"), JSON.stringify(samples), JSON.stringify(samples.map(number)));
+  const answerJson = pyodide.globals.get("answer_json");
+  const checkJson = pyodide.globals.get("check_json");
+  answer = (request, locale) => JSON.parse(answerJson(JSON.stringify(request), locale, number));
+  check = (kind, text, node, locale) => JSON.parse(checkJson(String(kind), String(text), String(node), locale, number));
   post({ type: "status", state: "ready" });
 }
 
@@ -90,7 +103,7 @@ self.onmessage = async (event) => {
     }
   } else if (message.type === "answer" || message.type === "check") {
     if (!answer) {
-      post({ type: message.type, id: message.id, ok: false, error: "engine not ready" });
+      post({ type: message.type, id: message.id, ok: false, error: "engine not ready", transient: true });
       return;
     }
     try {
@@ -101,7 +114,7 @@ self.onmessage = async (event) => {
       post({ type: message.type, id: message.id, ok: out.ok, result: out.result, error: out.error });
     } catch (error) {
       // An unexpected failure: say so without a traceback.
-      post({ type: message.type, id: message.id, ok: false, error: "internal", detail: String(error).split("\n")[0].slice(0, 200) });
+      post({ type: message.type, id: message.id, ok: false, error: "internal", transient: true, detail: String(error).split("\n")[0].slice(0, 200) });
     }
   }
 };

@@ -48,8 +48,26 @@ function send(message) {
   });
 }
 
+// The engine is a pure function of the request: a reader going back to an earlier choice gets
+// the answer already computed. Failures of the worker itself are not kept.
+const answers = new Map();
+const KEEP = 64;
+
 export function askEngine(request, locale) {
-  return send({ type: "answer", request, locale });
+  const key = `${locale}\n${JSON.stringify(request)}`;
+  if (answers.has(key)) {
+    const kept = answers.get(key);
+    answers.delete(key); // most recently used last
+    answers.set(key, kept);
+    return kept;
+  }
+  const pending = send({ type: "answer", request, locale }).then((message) => {
+    if (message.transient) answers.delete(key);
+    return message;
+  });
+  answers.set(key, pending);
+  if (answers.size > KEEP) answers.delete(answers.keys().next().value);
+  return pending;
 }
 
 export function checkMeasurement(kind, text, node, locale) {
