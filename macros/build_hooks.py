@@ -7,7 +7,7 @@ After each locale's build this writes, once for all locales, beside the locale f
     site/engine/fitengine/*.py    the engine's files, byte for byte
     site/engine/manifest.json     their SHA-256, which the widget checks before importing them
     site/engine/catalog.json      the validated catalog, as the engine's Catalog.from_dict reads it
-    site/engine/answers/<locale>/<model>/<format>.json   build-time answers at the defaults
+    site/engine/answers/<locale>/<format>.json   build-time answers at the defaults, every model
 
 Under `mkdocs serve` the preview serves one locale at its root, so they go inside it instead,
 and the build-time answers are skipped (the preview's widget waits for Pyodide).
@@ -112,7 +112,11 @@ def ship_engine(shared: Path, data: dict[str, Any]) -> None:
 
 
 def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
-    """Build-time answers for every model and format, served before Pyodide is ready."""
+    """Build-time answers for every model and format, served before Pyodide is ready.
+
+    One file per locale and format holds every model's answer (about 50 kB compressed): the
+    widget fetches the current format's once, and any model then answers at once.
+    """
     from macros.build_answers import raw_answers
     from macros.fitengine.api import with_reason_text
     from macros.locale_format import Formatter
@@ -120,13 +124,14 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     fmt = Formatter(locale)
     folder = shared / "engine" / "answers" / locale
     folder.mkdir(parents=True, exist_ok=True)
+    bundles: dict[str, dict[str, Any]] = {}
     for model, by_format in raw_answers(data).items():
-        (folder / model).mkdir(exist_ok=True)
         for fmt_id, raw in by_format.items():
             rendered = with_reason_text(raw, locale, lambda v: fmt.number(v, 1))
-            (folder / model / f"{fmt_id}.json").write_text(
-                json.dumps(rendered, ensure_ascii=False, separators=(",", ":"))
-            )
+            bundles.setdefault(fmt_id, {})[model] = rendered
+    for fmt_id, answers in bundles.items():
+        bundle = {"version": 1, "locale": locale, "format": fmt_id, "answers": answers}
+        (folder / f"{fmt_id}.json").write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")))
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:

@@ -68,8 +68,13 @@ class ConfiguratorHtml:
         if compact:
             attrs["data-compact"] = ""
         opening = "<div " + " ".join(f'{k}="{escape(v)}"' if v else k for k, v in attrs.items()) + ">"
-        parts = [
-            opening,
+        parts = [opening]
+        if not compact:
+            # The build's answers for the default format: fetched while the page parses, so a
+            # model chosen while Pyodide loads answers at once (the compact widget waits for a touch).
+            answers = f"{root}../engine/answers/{self.locale}/{fmt}.json"
+            parts.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{escape(answers)}">')
+        parts += [
             f'<script type="application/json" data-labels>{json.dumps(self.t, ensure_ascii=False)}</script>',
             self._form(model, fmt),
             f'<p class="configurator__status" data-engine-status="static" role="status">{escape(self.t["status_static"])}</p>',
@@ -227,7 +232,7 @@ class ConfiguratorHtml:
         attrs = (
             f'data-node="{escape(r["node"])}" data-verdict="{r["verdict"]}" data-cards="{cards}" '
             f'data-tok-s="{_raw(raw_tok)}" data-price-month="{_raw(r["price_month_usd"])}" '
-            f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}"'
+            f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}" data-shown="{r["verdict"]}"'
         )
         return f"<tr {attrs}>{''.join(cells)}</tr>"
 
@@ -244,8 +249,8 @@ class ConfiguratorHtml:
         rects, x = [], 0.0
         for name, value in parts:
             width = 100 * value / scale
-            if width > 0:
-                rects.append(f'<rect class="bar__{name}" x="{x:.2f}" width="{width:.2f}" height="10"></rect>')
+            # Empty parts too, so that the widget's update only moves the rectangles.
+            rects.append(f'<rect class="bar__{name}" x="{x:.2f}" width="{width:.2f}" height="10"></rect>')
             x += width
         label = " · ".join(f"{t['bar_' + name]} {f.number(value, 1)} GB" for name, value in parts)
         text = f"{f.number(used, 1)} / {f.number(capacity, 1)} GB"

@@ -261,3 +261,88 @@ def test_guide_widget_loads_pyodide_only_when_touched(browser, server):
     query = parse_qs(urlparse(href(page)).query)
     assert "model" not in query  # the guide's widget leaves the guide's URL alone
     context.close()
+
+
+def hold_pyodide(page):
+    """Keep Pyodide's files from arriving (the engine stays `loading`) until `release` is called."""
+    held: list = []
+    released: list[bool] = []
+
+    def handle(route):
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/pyodide/**", handle)
+
+    def release():
+        released.append(True)
+        for route in held:
+            route.continue_()
+
+    return release
+
+
+def test_catalog_choices_answer_from_the_build_while_pyodide_loads(browser, server, catalog):
+    context, page, errors, _ = open_configurator(browser, server)
+    release = hold_pyodide(page)
+    page.reload()
+    for model, fmt in (("qwen3-32b", "bf16"), ("qwen3-32b", "awq-int4"), ("sdxl", "fp8")):
+        page.select_option("select[name=model]", model)
+        page.select_option("select[name=format]", fmt)
+        name = catalog.llms[model].name if model in catalog.llms else catalog.diffusion[model].name
+        wait_until(lambda name=name: name in page.text_content("table caption"), 10, f"{model}'s table")
+        wait_until(lambda m=model, f=fmt: f"model={m}&format={f}&" in href(page), 10, "the URL")
+        got = rows(page)
+        want = expected(catalog, model, fmt)
+        assert [(r["node"], r["verdict"]) for r in got] == [(w[0], w[1]) for w in want]
+        assert [float(r["price"]) for r in got] == pytest.approx([w[4] for w in want])
+        assert page.get_attribute("[data-engine-status]", "data-engine-status") == "loading"
+    # Every cell is redrawn, on screen or not: the last rows show the same answer as the first.
+    last = page.eval_on_selector("tr[data-node]:last-child", "tr => [tr.dataset.verdict, tr.dataset.shown]")
+    assert last[0] == last[1]
+    release()
+    wait_ready(page)
+    assert not errors, errors
+    context.close()
+
+
+def test_a_context_only_the_engine_can_answer_waits_for_it(browser, server, catalog):
+    context, page, errors, _ = open_configurator(browser, server)
+    release = hold_pyodide(page)
+    page.reload()
+    built = rows(page)
+    page.fill("input[name=context]", "16384")
+    page.press("input[name=context]", "Enter")
+    page.wait_for_timeout(500)
+    # Nothing the build did not compute is shown: the table and the URL keep the default.
+    assert rows(page) == built
+    assert "context=16384" not in href(page)
+    release()
+    wait_ready(page)
+    wait_until(lambda: "context=16384" in href(page), 20, "the engine's answer")
+    model = page.get_attribute("[data-configurator]", "data-default-model")
+    fmt = page.get_attribute("[data-configurator]", "data-default-format")
+    want = answer(catalog, {"model": model, "format": fmt, "context": 16384})
+    assert [r["verdict"] for r in rows(page)] == [r["verdict"] for r in want["rows"]]
+    assert not errors, errors
+    context.close()
+
+
+def test_missing_build_answers_leave_the_table_to_the_engine(browser, server, catalog):
+    context, page, errors, requests = open_configurator(browser, server)
+    release = hold_pyodide(page)
+    page.route("**/engine/answers/**", lambda route: route.fulfill(status=404, body="missing"))
+    page.reload()
+    caption = page.text_content("table caption")
+    page.select_option("select[name=model]", "qwen3-32b")
+    page.wait_for_timeout(500)
+    assert page.text_content("table caption") == caption  # still the table it names, no other
+    assert any("/engine/answers/" in u for u in requests)
+    release()
+    wait_ready(page)
+    wait_until(lambda: catalog.llms["qwen3-32b"].name in page.text_content("table caption"), 20, "the engine's table")
+    assert [r["verdict"] for r in rows(page)] == [w[1] for w in expected(catalog, "qwen3-32b", "bf16")]
+    assert [e for e in errors if "404" not in e] == []  # the browser reports the missing file, nothing else
+    context.close()

@@ -215,12 +215,15 @@ def test_one_copy_of_pyodide_serves_every_locale(site):
     assert not list((site / "pyodide").glob("*.whl")), "only Pyodide's core ships"
 
 
-def test_build_time_answers_cover_every_model_and_locale(site, catalog):
+def test_build_time_answers_cover_every_model_format_and_locale(site, catalog):
     for locale in LOCALES:
-        for model in [*catalog.llms, *catalog.diffusion]:
-            answer = json.loads((site / "engine" / "answers" / locale / model / "bf16.json").read_text())
-            assert len(answer["rows"]) == len(catalog.nodes)
-            assert all(row["reason_text"] for row in answer["rows"])
+        for fmt in catalog.formats:
+            bundle = json.loads((site / "engine" / "answers" / locale / f"{fmt}.json").read_text())
+            assert (bundle["locale"], bundle["format"]) == (locale, fmt)
+            assert set(bundle["answers"]) == {*catalog.llms, *catalog.diffusion}
+            for answer in bundle["answers"].values():
+                assert [row["node"] for row in answer["rows"]] == [node.id for node in catalog.nodes]
+                assert all(row["reason_text"] for row in answer["rows"])
 
 
 def test_topology_labels_in_the_guide_come_from_the_catalog(site, catalog):

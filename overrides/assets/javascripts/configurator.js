@@ -12,6 +12,31 @@ const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c])
 
 import { askEngine, engineState, onEngineStatus, sharedRoot, startEngine } from "./engine-client.js";
 
+// Writing a DOM property restyles even when the value is the same: write only what changed.
+function setIfChanged(target, key, value) {
+  if (target[key] !== value) target[key] = value;
+}
+
+// A new text node must be styled; changing the data of the one already there need not be.
+function setText(element, text) {
+  const node = element.firstChild;
+  if (node && node === element.lastChild && node.nodeType === Node.TEXT_NODE) {
+    if (node.data !== text) node.data = text;
+  } else if (element.textContent !== text) {
+    element.textContent = text;
+  }
+}
+
+// Runs `callback` once the next frame has been painted (a task queued from the frame's
+// animation callback runs after that frame's paint).
+function afterPaint(callback) {
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => callback();
+    channel.port2.postMessage(null);
+  });
+}
+
 function formatters(locale) {
   const number = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const usd = (digits) =>
@@ -56,6 +81,8 @@ class Configurator {
     this.sort = null;
     this.answers = new Map();
     this.generation = 0;
+    this.visibleRows = null;
+    this.pendingRows = [];
     this.rowsFromDom();
     root.querySelector("[data-controls]").hidden = false;
     this.bind();
@@ -73,6 +100,8 @@ class Configurator {
     if (engineState() === "static") {
       this.setStatus("loading", this.t.status_loading);
       startEngine(this.root);
+      // While Pyodide loads, every model of the current format answers from the build.
+      this.builtAnswers(this.form.format.value);
     }
   }
 
@@ -87,7 +116,15 @@ class Configurator {
     } else if (message.state === "ready") {
       performance.mark("configurator-ready");
       this.setStatus("ready", this.t.status_ready);
-      if (this.waiting) this.update();
+      if (this.waiting) {
+        this.update();
+      } else {
+        // The table on screen came from the build. Ask the engine for it anyway, unseen: the
+        // first run of the engine's code is the slowest, better paid now than on the reader's
+        // first change, and the answer is kept for when the reader comes back to it.
+        const request = this.request();
+        if (request) askEngine(request, this.locale);
+      }
     } else if (message.state === "error") {
       this.setStatus("error", this.t.status_error);
     }
@@ -258,16 +295,25 @@ class Configurator {
     }
     this.message((this.urlNotes || []).join(" "));
     this.show(out.result);
-    this.writeUrl(request);
+    afterPaint(() => generation === this.generation && this.writeUrl(request)); // the address bar can wait for the table
+  }
+
+  // The build's answers at the default workload, one file per format holding every model.
+  builtAnswers(format) {
+    if (!this.answers.has(format)) {
+      const url = new URL(`engine/answers/${this.locale}/${encodeURIComponent(format)}.json`, sharedRoot(this.root));
+      const bundle = fetch(url)
+        .then((r) => (r.ok ? r.json() : null))
+        .then((data) => (data && data.format === format && data.answers ? data.answers : null))
+        .catch(() => null);
+      this.answers.set(format, bundle);
+    }
+    return this.answers.get(format);
   }
 
   async builtAnswer(model, format) {
-    const key = `${model}/${format}`;
-    if (!this.answers.has(key)) {
-      const url = new URL(`engine/answers/${this.locale}/${encodeURIComponent(model)}/${encodeURIComponent(format)}.json`, sharedRoot(this.root));
-      this.answers.set(key, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
-    }
-    return this.answers.get(key);
+    const answers = await this.builtAnswers(format);
+    return answers && Object.hasOwn(answers, model) ? answers[model] : null;
   }
 
   // --- drawing ------------------------------------------------------------------------
@@ -275,20 +321,73 @@ class Configurator {
   show(result) {
     this.result = result;
     const kind = result.kind;
-    this.table.dataset.kind = kind;
-    this.table.querySelector("caption").textContent = this.t.caption.replace("{model}", result.model_name);
+    setIfChanged(this.table.dataset, "kind", kind);
+    const caption = this.t.caption.replace("{model}", result.model_name);
+    const captionEl = this.table.querySelector("caption");
+    if (captionEl.textContent !== caption) captionEl.textContent = caption;
     this.table.querySelectorAll("th[data-col]").forEach((th) => {
       const col = th.dataset.col;
       const key = kind === "diffusion" && this.t[`col_${col}_diffusion`] ? `col_${col}_diffusion` : `col_${col}`;
-      th.querySelector("button").textContent = this.t[key];
+      const button = th.querySelector("button");
+      if (button.textContent !== this.t[key]) button.textContent = this.t[key];
     });
-    this.tbody.innerHTML = result.rows.map((r) => this.rowHtml(r, kind)).join("\n");
+    // The same nodes come back: patch the cells that changed rather than parse a new table, so
+    // the browser restyles and repaints only what moved. Rows on screen are patched before the
+    // frame; the others right after it, before the reader can scroll to them. Their data
+    // attributes (what sorting, filters and the chart read) are all set now.
+    const rows = this.rowsByNode();
+    const later = [];
+    if (result.rows.length === rows.size && result.rows.every((r) => rows.has(r.node))) {
+      const deferring = this.visibleRows !== null && !this.sort;
+      for (const r of result.rows) {
+        const tr = rows.get(r.node);
+        this.patchData(tr, this.rowData(r, kind));
+        if (deferring && !this.visibleRows.has(tr)) later.push([tr, r]);
+        else this.patchCells(tr, r, kind);
+      }
+    } else {
+      this.tbody.innerHTML = result.rows.map((r) => this.rowHtml(r, kind)).join("\n");
+      this.watchRows();
+    }
+    this.pendingRows = later;
     performance.mark("configurator-rows");
-    this.root.querySelector("[data-summary]").innerHTML = this.summaryHtml(result);
+    const summary = this.summaryHtml(result);
+    if (this._summary !== summary) {
+      this.root.querySelector("[data-summary]").innerHTML = summary;
+      this._summary = summary;
+    }
     if (this.sort) this.sortBy(this.sort.col, true);
     this.applyFilters();
-    this.drawChart();
-    requestAnimationFrame(() => performance.mark("configurator-painted"));
+    afterPaint(() => {
+      performance.mark("configurator-painted");
+      if (this.pendingRows === later) this.flushRows();
+      this.drawChart(); // below the table: drawn once the table is on screen
+    });
+  }
+
+  rowsByNode() {
+    if (!this._rows) this._rows = new Map(Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr]));
+    return this._rows;
+  }
+
+  // Which rows are on screen (or nearly): null until the browser has said.
+  watchRows() {
+    this._rows = null;
+    if (this.observer) this.observer.disconnect();
+    this.visibleRows = null;
+    if (!("IntersectionObserver" in window)) return;
+    const visible = new Set();
+    this.observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          if (entry.isIntersecting) visible.add(entry.target);
+          else visible.delete(entry.target);
+        }
+        this.visibleRows = visible;
+      },
+      { rootMargin: "0px" },
+    );
+    for (const tr of this.tbody.rows) this.observer.observe(tr);
   }
 
   summaryHtml(result) {
@@ -300,52 +399,92 @@ class Configurator {
     return `${escapeHtml(this.t.summary_single)} ${node(result.summary.cheapest_single)}. ${escapeHtml(this.t.summary_any)} ${node(result.summary.cheapest_any)}.`;
   }
 
-  rowHtml(r, kind) {
+  // What a row carries for sorting, filtering and the chart.
+  rowData(r, kind) {
+    const raw = (v) => (v == null || v === undefined ? "" : String(v));
+    const diffusion = kind === "diffusion";
+    return {
+      node: r.node,
+      verdict: r.verdict,
+      cards: String(diffusion ? (r.verdict !== "none" ? 1 : 0) : r.cards_used),
+      tokS: raw(diffusion ? r.relative_speed : r.tok_s_floor),
+      priceMonth: raw(r.price_month_usd),
+      gpu: r.gpu,
+      link: r.link_class,
+    };
+  }
+
+  // What a row shows: the texts of cells 2 and 4 to 10 (the node and GPU cells never change
+  // for a node; cell 3 is the bar), as the first render and the patch both write them.
+  rowTexts(r, kind) {
     const t = this.t, f = this.f;
-    const gpu = this.gpuNames[r.gpu] || r.gpu;
-    let tok, tokAr, perMtok, maxContext, cards, verdict, rawTok;
+    let verdict = t[r.verdict];
     if (kind === "diffusion") {
-      tok = r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`;
-      tokAr = r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, true);
-      perMtok = "";
-      maxContext = "";
-      cards = r.verdict !== "none" ? 1 : 0;
-      verdict = t[r.verdict];
-      rawTok = r.relative_speed;
-    } else {
-      tok = r.tok_s_floor == null ? "" : f.number(r.tok_s_floor, 1);
-      tokAr = r.tok_s_with_allreduce == null ? "" : f.number(r.tok_s_with_allreduce, 1);
-      perMtok = r.usd_per_million_tokens == null ? "" : f.usd(r.usd_per_million_tokens, true);
-      maxContext = r.verdict === "none" ? "" : f.number(r.max_context, 0);
-      cards = r.cards_used;
-      verdict = t[r.verdict];
-      if (r.verdict === "split") {
-        verdict += " · " + t.layout.replace("{cards}", cards).replace("{tp}", r.tensor_parallel).replace("{pp}", r.pipeline_parallel);
-      }
-      rawTok = r.tok_s_floor;
+      return [
+        verdict,
+        r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`,
+        r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, true),
+        f.usd(r.price_month_usd, false),
+        f.usd(r.price_hour_usd, true),
+        "",
+        "",
+        r.reason_text,
+      ];
     }
+    if (r.verdict === "split") {
+      verdict += " · " + t.layout.replace("{cards}", r.cards_used).replace("{tp}", r.tensor_parallel).replace("{pp}", r.pipeline_parallel);
+    }
+    return [
+      verdict,
+      r.tok_s_floor == null ? "" : f.number(r.tok_s_floor, 1),
+      r.tok_s_with_allreduce == null ? "" : f.number(r.tok_s_with_allreduce, 1),
+      f.usd(r.price_month_usd, false),
+      f.usd(r.price_hour_usd, true),
+      r.usd_per_million_tokens == null ? "" : f.usd(r.usd_per_million_tokens, true),
+      r.verdict === "none" ? "" : f.number(r.max_context, 0),
+      r.reason_text,
+    ];
+  }
+
+  rowHtml(r, kind) {
+    const [verdict, ...numbers] = this.rowTexts(r, kind);
+    const reason = numbers.pop();
     const cells = [
       `<td><code>${escapeHtml(r.node)}</code></td>`,
-      `<td>${escapeHtml(gpu)}</td>`,
+      `<td>${escapeHtml(this.gpuNames[r.gpu] || r.gpu)}</td>`,
       `<td>${escapeHtml(verdict)}</td>`,
-      `<td>${this.barHtml(r, kind)}</td>`,
-      `<td class="num">${escapeHtml(tok)}</td>`,
-      `<td class="num">${escapeHtml(tokAr)}</td>`,
-      `<td class="num">${escapeHtml(f.usd(r.price_month_usd, false))}</td>`,
-      `<td class="num">${escapeHtml(f.usd(r.price_hour_usd, true))}</td>`,
-      `<td class="num">${escapeHtml(perMtok)}</td>`,
-      `<td class="num">${escapeHtml(maxContext)}</td>`,
-      `<td>${escapeHtml(r.reason_text)}</td>`,
+      `<td>${this.barHtml(this.barView(r, kind))}</td>`,
+      ...numbers.map((text) => `<td class="num">${escapeHtml(text)}</td>`),
+      `<td>${escapeHtml(reason)}</td>`,
     ];
-    const raw = (v) => (v == null || v === undefined ? "" : String(v));
+    const d = this.rowData(r, kind);
     const attrs =
-      `data-node="${escapeHtml(r.node)}" data-verdict="${escapeHtml(r.verdict)}" data-cards="${cards}" ` +
-      `data-tok-s="${raw(rawTok)}" data-price-month="${raw(r.price_month_usd)}" ` +
-      `data-gpu="${escapeHtml(r.gpu)}" data-link="${escapeHtml(r.link_class)}"`;
+      `data-node="${escapeHtml(d.node)}" data-verdict="${escapeHtml(d.verdict)}" data-cards="${d.cards}" ` +
+      `data-tok-s="${d.tokS}" data-price-month="${d.priceMonth}" ` +
+      `data-gpu="${escapeHtml(d.gpu)}" data-link="${escapeHtml(d.link)}" data-shown="${escapeHtml(d.verdict)}"`;
     return `<tr ${attrs}>${cells.join("")}</tr>`;
   }
 
-  barHtml(r, kind) {
+  flushRows() {
+    const kind = this.table.dataset.kind;
+    for (const [tr, r] of this.pendingRows) this.patchCells(tr, r, kind);
+    this.pendingRows = [];
+  }
+
+  patchData(tr, data) {
+    for (const [key, value] of Object.entries(data)) setIfChanged(tr.dataset, key, value);
+  }
+
+  patchCells(tr, r, kind) {
+    // data-verdict (read by filters and sorting) is already set; data-shown is what the row's
+    // look follows, so a row off screen is restyled when its cells are, after the frame.
+    setIfChanged(tr.dataset, "shown", r.verdict);
+    const cells = tr.cells;
+    this.rowTexts(r, kind).forEach((text, i) => setText(cells[i === 0 ? 2 : i + 3], text));
+    this.patchBar(cells[3], this.barView(r, kind));
+  }
+
+  barView(r, kind) {
     const t = this.t, f = this.f;
     const capacity = r.capacity_gb;
     const parts = kind === "diffusion" ? [["weights", r.need_gb]] : [["weights", r.weights_gb], ["kv", r.kv_gb], ["reserve", r.reserve_gb]];
@@ -356,16 +495,47 @@ class Configurator {
     const rects = [];
     for (const [name, value] of parts) {
       const width = (100 * value) / scale;
-      if (width > 0) rects.push(`<rect class="bar__${name}" x="${x.toFixed(2)}" width="${width.toFixed(2)}" height="10"></rect>`);
+      rects.push({ name, x: x.toFixed(2), width: width.toFixed(2) }); // empty parts too: a patch then only moves them
       x += width;
     }
-    const label = parts.map(([name, value]) => `${t["bar_" + name]} ${f.number(value, 1)} GB`).join(" · ");
-    const text = `${f.number(used, 1)} / ${f.number(capacity, 1)} GB`;
+    return {
+      rects,
+      label: parts.map(([name, value]) => `${t["bar_" + name]} ${f.number(value, 1)} GB`).join(" · "),
+      text: `${f.number(used, 1)} / ${f.number(capacity, 1)} GB`,
+    };
+  }
+
+  barHtml(bar) {
+    const rects = bar.rects.map((p) => `<rect class="bar__${p.name}" x="${p.x}" width="${p.width}" height="10"></rect>`).join("");
     return (
-      `<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label="${escapeHtml(label)}">` +
-      `<title>${escapeHtml(label)}</title>${rects.join("")}</svg>` +
-      `<span class="bar__text">${escapeHtml(text)}</span>`
+      `<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label="${escapeHtml(bar.label)}">` +
+      `<title>${escapeHtml(bar.label)}</title>${rects}</svg>` +
+      `<span class="bar__text">${escapeHtml(bar.text)}</span>`
     );
+  }
+
+  patchBar(cell, bar) {
+    const svg = cell.querySelector("svg");
+    const span = cell.querySelector(".bar__text");
+    if (!svg || !span) {
+      cell.innerHTML = this.barHtml(bar);
+      return;
+    }
+    if (svg.getAttribute("aria-label") !== bar.label) {
+      svg.setAttribute("aria-label", bar.label);
+      setText(svg.querySelector("title"), bar.label);
+    }
+    setText(span, bar.text);
+    const rects = svg.querySelectorAll("rect");
+    if (rects.length !== bar.rects.length || bar.rects.some((p, i) => rects[i].getAttribute("class") !== `bar__${p.name}`)) {
+      rects.forEach((rect) => rect.remove());
+      svg.insertAdjacentHTML("beforeend", bar.rects.map((p) => `<rect class="bar__${p.name}" x="${p.x}" width="${p.width}" height="10"></rect>`).join(""));
+      return;
+    }
+    bar.rects.forEach((p, i) => {
+      if (rects[i].getAttribute("x") !== p.x) rects[i].setAttribute("x", p.x);
+      if (rects[i].getAttribute("width") !== p.width) rects[i].setAttribute("width", p.width);
+    });
   }
 
   get gpuNames() {
@@ -378,9 +548,11 @@ class Configurator {
   rowsFromDom() {
     // The build-time rows already carry everything sorting and filtering need.
     this.table.querySelectorAll("th[data-col]").forEach((th) => th.setAttribute("aria-sort", "none"));
+    this.watchRows();
   }
 
   sortBy(col, keep) {
+    this.flushRows(); // sorting reads the cells
     const index = COLUMNS.indexOf(col);
     if (!keep) this.sort = this.sort && this.sort.col === col ? { col, dir: -this.sort.dir } : { col, dir: 1 };
     const { dir } = this.sort;
@@ -403,7 +575,7 @@ class Configurator {
       if (kb == null) return -1;
       return (typeof ka === "number" ? ka - kb : String(ka).localeCompare(String(kb), this.locale)) * dir;
     });
-    rows.forEach((tr) => this.tbody.appendChild(tr));
+    if (rows.some((tr, i) => this.tbody.rows[i] !== tr)) rows.forEach((tr) => this.tbody.appendChild(tr));
     this.table.querySelectorAll("th[data-col]").forEach((th) => {
       th.setAttribute("aria-sort", th.dataset.col === col ? (dir > 0 ? "ascending" : "descending") : "none");
     });
@@ -413,10 +585,12 @@ class Configurator {
     const filters = {};
     this.root.querySelectorAll("[data-filter]").forEach((select) => (filters[select.dataset.filter] = select.value));
     Array.from(this.tbody.rows).forEach((tr) => {
-      tr.hidden =
+      const hidden = Boolean(
         (filters.verdict && tr.dataset.verdict !== filters.verdict) ||
-        (filters.gpu && tr.dataset.gpu !== filters.gpu) ||
-        (filters.link && tr.dataset.link !== filters.link);
+          (filters.gpu && tr.dataset.gpu !== filters.gpu) ||
+          (filters.link && tr.dataset.link !== filters.link),
+      );
+      if (tr.hidden !== hidden) tr.hidden = hidden;
     });
   }
 
