@@ -44,7 +44,7 @@ check: $(STAMP)
 	$(PY) -m macros.fitengine check
 
 clean:
-	rm -rf $(VENV) node_modules site .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules site .cache .pytest_cache .ruff_cache .hypothesis
 
 # Measures the site against the limits of its stack; writes bench/results.md and .json.
 bench: $(STAMP) $(NPM_STAMP)

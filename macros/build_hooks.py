@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "macros" / "fitengine"
 PYODIDE = ROOT / "node_modules" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-NOT_SHIPPED = ("__main__.py",)  # the command line reads files; the browser never needs it
+NOT_SHIPPED = ("__main__.py",)
+JINJA_CACHE = ROOT / ".cache" / "jinja"  # the command line reads files; the browser never needs it
 
 _command = "build"
 
@@ -48,12 +49,13 @@ def _source_fingerprint() -> tuple[tuple[str, int, int], ...]:
 
 @event_priority(100)  # before mkdocs-macros imports the package
 def on_config(config: Any) -> Any:
-    """Under `mkdocs serve`, forget the imported `macros` package when its files changed.
+    """Keep compiled templates; under `mkdocs serve`, forget the `macros` package when its files changed.
 
     mkdocs-macros imports the package once per process; without this an edit to the macros or
     the engine would not show until the preview restarts. Unchanged code stays imported, so the
     catalog read and the engine's imports are not redone on every edit of a guide.
     """
+    _keep_compiled_templates(config)
     if _command != "serve":
         return config
     fingerprint = _source_fingerprint()
@@ -134,11 +136,36 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
         (folder / f"{fmt_id}.json").write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")))
 
 
-def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py)."""
+def _keep_compiled_templates(config: Any) -> None:
+    """Keep the theme's compiled templates between builds.
+
+    MkDocs makes new Jinja environments for every build (the search plugin makes its own), and
+    compiling Material's templates was a third of a preview rebuild. Every environment this
+    config's theme hands out gets a bytecode cache on disk; Jinja keys it by the template's
+    source, so an edit to an override is compiled afresh.
+    """
+    from jinja2 import FileSystemBytecodeCache
+
+    theme = config["theme"]
+    get_env = type(theme).get_env
+
+    def get_env_with_cache() -> Any:
+        env = get_env(theme)
+        JINJA_CACHE.mkdir(parents=True, exist_ok=True)
+        env.bytecode_cache = FileSystemBytecodeCache(str(JINJA_CACHE))
+        return env
+
+    theme.get_env = get_env_with_cache
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py).
+
+    Done on the finished page, after the search index has read the page's text.
+    """
     from macros.html_blocks import restore
 
-    return restore(html)
+    return restore(output)
 
 
 def on_post_build(config: Any) -> None:

@@ -1,21 +1,24 @@
 """Large HTML blocks (the widgets) kept out of the Markdown parser.
 
 A macro registers its HTML here and puts a small placeholder in the Markdown; the build hook
-(`on_page_content` in macros/build_hooks.py) swaps the placeholder for the HTML once Markdown
-has run. The page comes out the same, and the parser is spared tens of kilobytes of tables.
+(`on_post_page` in macros/build_hooks.py) swaps the placeholder for the HTML in the finished
+page. The page comes out the same; the Markdown parser and the search index's HTML parser are
+spared tens of kilobytes of tables (the widgets are not searchable text).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _blocks: dict[str, str] = {}
+_keys = itertools.count()
 _PLACEHOLDER = re.compile(r'<div data-html-block="(\d+)"></div>')
 
 
 def register(html: str) -> str:
     """Keep `html`; return the placeholder to put in the Markdown in its place."""
-    key = str(len(_blocks))
+    key = str(next(_keys))
     _blocks[key] = html
     return f'<div data-html-block="{key}"></div>'
 
