@@ -100,7 +100,7 @@ class Configurator {
   start() {
     if (engineState() === "static") {
       this.setStatus("loading", this.t.status_loading);
-      startEngine(this.root);
+      startEngine(this.root, this.request());
       // While Pyodide loads, every model of the current format answers from the build.
       this.builtAnswers(this.form.format.value);
     }
@@ -117,15 +117,7 @@ class Configurator {
     } else if (message.state === "ready") {
       performance.mark("configurator-ready");
       this.setStatus("ready", this.t.status_ready);
-      if (this.waiting) {
-        this.update();
-      } else {
-        // The table on screen came from the build. Ask the engine for it anyway, unseen: the
-        // first run of the engine's code is the slowest, better paid now than on the reader's
-        // first change, and the answer is kept for when the reader comes back to it.
-        const request = this.request();
-        if (request) askEngine(request, this.locale);
-      }
+      if (this.waiting) this.update();
     } else if (message.state === "error") {
       this.setStatus("error", this.t.status_error);
     }

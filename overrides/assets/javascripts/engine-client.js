@@ -20,7 +20,9 @@ export function sharedRoot(widget) {
   return new URL("../", new URL(widget.dataset.root || "./", location.href));
 }
 
-export function startEngine(widget) {
+// `warm`: a request the worker answers, unseen, before it says it is ready (the first run of
+// the engine's code is by far the slowest; better paid while the reader still waits for Pyodide).
+export function startEngine(widget, warm = null) {
   if (worker) return;
   worker = new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
   worker.onmessage = (event) => {
@@ -37,7 +39,7 @@ export function startEngine(widget) {
     state = "error";
     listeners.forEach((listener) => listener({ state: "error" }));
   };
-  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale: widget.dataset.locale });
+  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale: widget.dataset.locale, warm });
 }
 
 function send(message) {
