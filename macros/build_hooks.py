@@ -29,8 +29,6 @@ from mkdocs.plugins import event_priority
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "macros" / "fitengine"
-PYODIDE = ROOT / "node_modules" / "pyodide"
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 NOT_SHIPPED = ("__main__.py",)
 JINJA_CACHE = ROOT / ".cache" / "jinja"  # the command line reads files; the browser never needs it
 
@@ -89,26 +87,21 @@ def _copy_if_changed(source: Path, target: Path) -> None:
 
 
 def ship_pyodide(shared: Path) -> None:
-    missing = [name for name in PYODIDE_FILES if not (PYODIDE / name).is_file()]
-    if missing:
-        raise SystemExit(
-            f"Pyodide is not installed ({', '.join(missing)} missing in {PYODIDE}): run `npm ci` (make site does)"
-        )
+    from macros.pyodide_dist import PYODIDE, PYODIDE_FILES, pyodide_version
+
     for name in PYODIDE_FILES:
         _copy_if_changed(PYODIDE / name, shared / "pyodide" / pyodide_version() / name)
 
 
-def pyodide_version() -> str:
-    return json.loads((PYODIDE / "package.json").read_text())["version"]
-
-
 def ship_engine(shared: Path, data: dict[str, Any]) -> None:
+    from macros import pyodide_dist
+
     target = shared / "engine"
     hashes = {}
     for path in engine_files():
         _copy_if_changed(path, target / "fitengine" / path.name)
         hashes[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest = {"package": "fitengine", "files": hashes, "pyodide": pyodide_version()}
+    manifest = {"package": "fitengine", "files": hashes, "pyodide": pyodide_dist.pyodide_version()}
     (target / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     (target / "catalog.json").write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 

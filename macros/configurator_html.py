@@ -15,6 +15,7 @@ from typing import Any
 from macros.fitengine import Catalog, answer
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
+from macros.pyodide_dist import pyodide_version
 
 COLUMNS = (
     "node",
@@ -60,6 +61,7 @@ class ConfiguratorHtml:
             "data-search-exclude": "",
             "data-locale": self.locale,
             "data-root": root,
+            "data-pyodide": pyodide_version(),
             "data-default-model": model,
             "data-default-format": fmt,
             "data-default-context": str(a.default_context),
@@ -83,8 +85,12 @@ class ConfiguratorHtml:
             self._controls(),
             self.table_html(result),
             '<figure class="configurator__chart" data-chart hidden></figure>',
-            "</div>",
         ]
+        if not compact:
+            # Starts the engine once this table is painted, before the rest of the page loads.
+            boot = f"{root}assets/javascripts/configurator-boot.js"
+            parts.append(f'<script type="module" async src="{escape(boot)}"></script>')
+        parts.append("</div>")
         return "\n".join(parts)
 
     def _options(self, selected: str, items: list[tuple[str, str]]) -> str:

@@ -11,6 +11,7 @@ from html import escape
 
 from macros.fitengine import Catalog
 from macros.i18n import MEASURE
+from macros.pyodide_dist import pyodide_version
 
 
 def measure_html(catalog: Catalog, locale: str, root: str, node: str = "8x-h100-sxm") -> str:
@@ -22,7 +23,7 @@ def measure_html(catalog: Catalog, locale: str, root: str, node: str = "8x-h100-
     )
     return "\n".join(
         [
-            f'<div class="measure" data-measure data-search-exclude data-locale="{locale}" data-root="{escape(root)}">',
+            f'<div class="measure" data-measure data-search-exclude data-locale="{locale}" data-root="{escape(root)}" data-pyodide="{escape(pyodide_version())}">',
             f'<script type="application/json" data-labels>{json.dumps(t, ensure_ascii=False)}</script>',
             f'<p class="measure__nojs" data-nojs>{escape(t["nojs"])}</p>',
             '<form class="measure__form" data-form hidden>',

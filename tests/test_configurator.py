@@ -354,3 +354,26 @@ def test_missing_build_answers_leave_the_table_to_the_engine(browser, server, ca
     assert [r["verdict"] for r in rows(page)] == [w[1] for w in expected(catalog, "qwen3-32b", "bf16")]
     assert [e for e in errors if "404" not in e] == []  # the browser reports the missing file, nothing else
     context.close()
+
+
+def test_configurator_page_asks_for_pyodide_once_its_table_is_painted(browser, server):
+    """configurator-boot.js starts the engine on its own, after the build's table is on screen."""
+    context = browser.new_context()
+    page = context.new_page()
+    requests: list = []
+    page.on("request", lambda request: requests.append(request))
+    # Without the widget's own script, only the boot script can start the engine.
+    page.route("**/assets/javascripts/configurator.js", lambda route: route.abort())
+    page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}")
+
+    def pyodide_requested():
+        page.wait_for_timeout(50)  # lets Playwright deliver the page's events
+        return next((r for r in requests if r.url.endswith("/pyodide.mjs")), None)
+
+    first = wait_until(pyodide_requested, 30, "Pyodide")
+    first.response()  # its timing is complete once answered
+    origin = page.evaluate("performance.timeOrigin")
+    painted = page.evaluate("performance.getEntriesByName('first-contentful-paint').map((e) => e.startTime)")
+    assert painted and origin + painted[0] <= first.timing["startTime"]
+    assert page.locator("[data-configurator] tr[data-node]").count() > 0
+    context.close()

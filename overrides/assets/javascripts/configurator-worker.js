@@ -22,26 +22,36 @@ async function fetchOk(url) {
   return response;
 }
 
-async function init({ shared, locale, warm }) {
+async function init({ shared, locale, pyodide: version, warm }) {
   numberFormat = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   post({ type: "status", state: "loading", step: 1, steps: 3 });
-  const manifest = await (await fetchOk(new URL("engine/manifest.json", shared))).json();
-  const pyodideRoot = new URL(`pyodide/${manifest.pyodide}/`, shared);
-  // The engine files and the catalog download, and are checked, while Pyodide starts.
+  const manifest = fetchOk(new URL("engine/manifest.json", shared)).then((r) => r.json());
+  // The page names Pyodide's version, so its download (the long part) starts first; the engine's
+  // files follow and are checked while it loads. Without it, the manifest names the version.
+  const pyodideVersion = version || (await manifest).pyodide;
+  const pyodideRoot = new URL(`pyodide/${pyodideVersion}/`, shared);
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideRoot).href);
+  const loading = loadPyodide({ indexURL: pyodideRoot.href, packages: [], stdout: () => {}, stderr: () => {} });
+  loading.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  const { package: packageName, files, pyodide: built } = await manifest;
+  if (built !== pyodideVersion) {
+    throw new Error(`this page expects Pyodide ${pyodideVersion}, the site's engine was built for ${built}: reload the page`);
+  }
   const engineFiles = Promise.all(
-    Object.entries(manifest.files).map(async ([name, expected]) => {
-      const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${manifest.package}/${name}`, shared))).arrayBuffer());
+    Object.entries(files).map(async ([name, expected]) => {
+      const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${packageName}/${name}`, shared))).arrayBuffer());
       if ((await sha256(bytes)) !== expected) throw new Error(`engine file ${name} does not match the build's manifest`);
       return [name, bytes];
     }),
   );
   const catalogText = fetchOk(new URL("engine/catalog.json", shared)).then((r) => r.text());
-  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideRoot).href);
-  const pyodide = await loadPyodide({ indexURL: pyodideRoot.href, packages: [], stdout: () => {}, stderr: () => {} });
+  engineFiles.catch(() => {});
+  catalogText.catch(() => {});
+  const pyodide = await loading;
 
   post({ type: "status", state: "loading", step: 2, steps: 3 });
-  pyodide.FS.mkdirTree(`/engine/${manifest.package}`);
-  for (const [name, bytes] of await engineFiles) pyodide.FS.writeFile(`/engine/${manifest.package}/${name}`, bytes);
+  pyodide.FS.mkdirTree(`/engine/${packageName}`);
+  for (const [name, bytes] of await engineFiles) pyodide.FS.writeFile(`/engine/${packageName}/${name}`, bytes);
 
   post({ type: "status", state: "loading", step: 3, steps: 3 });
   const catalogJson = await catalogText;

@@ -98,12 +98,15 @@ class Configurator {
   }
 
   start() {
-    if (engineState() === "static") {
-      this.setStatus("loading", this.t.status_loading);
-      startEngine(this.root, this.request());
-      // While Pyodide loads, every model of the current format answers from the build.
-      this.builtAnswers(this.form.format.value);
-    }
+    if (this.started) return;
+    this.started = true;
+    // The engine may already be on its way (configurator-boot.js, or another widget of the page).
+    const state = engineState();
+    if (state === "ready" || state === "error") this.onStatus({ state });
+    else this.setStatus("loading", this.t.status_loading);
+    startEngine(this.root, this.request());
+    // While Pyodide loads, every model of the current format answers from the build.
+    this.builtAnswers(this.form.format.value);
   }
 
   setStatus(state, text) {

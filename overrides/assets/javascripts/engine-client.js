@@ -39,7 +39,8 @@ export function startEngine(widget, warm = null) {
     state = "error";
     listeners.forEach((listener) => listener({ state: "error" }));
   };
-  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale: widget.dataset.locale, warm });
+  const { locale, pyodide } = widget.dataset;
+  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale, pyodide, warm });
 }
 
 function send(message) {
