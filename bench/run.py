@@ -340,7 +340,8 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
             context = browser.new_context()
             page = context.new_page()
             requests: list[Any] = []
-            page.on("request", lambda request: requests.append(request))  # the worker's too (not in the page's resource timing)
+            # Every request, the worker's too (they are not in the page's resource timing).
+            page.on("request", lambda request, seen=requests: seen.append(request))
             page.goto(f"{url}/fr/configurateur/")
             fcp = page.evaluate(
                 "(() => { const e = performance.getEntriesByName('first-contentful-paint'); return e.length ? e[0].startTime : null; })()"
