@@ -3,22 +3,17 @@
 // slow machine). Loaded `async` from the end of the widget's HTML; configurator.js then finds
 // the engine on its way. The worker warms up on the page's default question.
 
-import { startEngine } from "./engine-client.js";
+import { afterPaint, startEngine } from "./engine-client.js";
 
 const root = document.querySelector("[data-configurator]:not([data-compact])");
 if (root) {
-  requestAnimationFrame(() => {
-    // A task queued from the frame's callback runs once that frame is painted.
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      const d = root.dataset;
-      startEngine(root, {
-        model: d.defaultModel,
-        format: d.defaultFormat,
-        context: Number(d.defaultContext),
-        concurrency: Number(d.defaultConcurrency),
-      });
-    };
-    channel.port2.postMessage(null);
+  afterPaint(() => {
+    const d = root.dataset;
+    startEngine(root, {
+      model: d.defaultModel,
+      format: d.defaultFormat,
+      context: Number(d.defaultContext),
+      concurrency: Number(d.defaultConcurrency),
+    });
   });
 }

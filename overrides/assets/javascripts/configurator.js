@@ -10,7 +10,7 @@ const LIMITS = { context: [1, 10000000], concurrency: [1, 4096] };
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
-import { askEngine, engineState, onEngineStatus, sharedRoot, startEngine } from "./engine-client.js";
+import { afterPaint, askEngine, engineState, onEngineStatus, sharedRoot, startEngine } from "./engine-client.js";
 
 // Writing a DOM property restyles even when the value is the same: write only what changed.
 function setIfChanged(target, key, value) {
@@ -25,16 +25,6 @@ function setText(element, text) {
   } else if (element.textContent !== text) {
     element.textContent = text;
   }
-}
-
-// Runs `callback` once the next frame has been painted (a task queued from the frame's
-// animation callback runs after that frame's paint).
-function afterPaint(callback) {
-  requestAnimationFrame(() => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => callback();
-    channel.port2.postMessage(null);
-  });
 }
 
 function formatters(locale) {
@@ -277,7 +267,6 @@ class Configurator {
     } else if (engineState() === "ready") {
       this.waiting = false;
       out = await askEngine(request, this.locale);
-      performance.mark("configurator-answered");
     } else if (this.isDefaultWorkload(request)) {
       const built = await this.builtAnswer(request.model, request.format);
       out = built ? { ok: true, result: built } : null;
@@ -359,7 +348,6 @@ class Configurator {
       this.watchRows();
     }
     this.pendingRows = later;
-    performance.mark("configurator-rows");
     const summary = this.summaryHtml(result);
     if (this._summary !== summary) {
       this.root.querySelector("[data-summary]").innerHTML = summary;

@@ -7,6 +7,16 @@ let nextId = 1;
 const pending = new Map();
 const listeners = new Set();
 
+// Runs `callback` once the next frame has been painted (a task queued from the frame's
+// animation callback runs after that frame's paint). The widgets time and order their work by it.
+export function afterPaint(callback) {
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => callback();
+    channel.port2.postMessage(null);
+  });
+}
+
 export function engineState() {
   return state;
 }
