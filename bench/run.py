@@ -292,7 +292,7 @@ def reader_changes(page: Any) -> list[tuple[str, Any]]:
         ("context", number("context", "32768")),
         ("model", select("model", "llama-3.1-8b")),
         ("format", select("format", "fp8")),
-        ("context", number("context", "4096")),
+        ("context", number("context", page.get_attribute("[data-configurator]", "data-default-context"))),
         ("model", select("model", "deepseek-v3")),
         ("concurrency", number("concurrency", "8")),
     ]
