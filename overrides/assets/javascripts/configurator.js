@@ -310,8 +310,8 @@ class Configurator {
   }
 
   async builtAnswer(model, format) {
-    const answers = await this.builtAnswers(format);
-    return answers && Object.hasOwn(answers, model) ? answers[model] : null;
+    await this.builtAnswers(format); // fills loadedAnswers first: its handler was attached first
+    return this.keptAnswer(model, format);
   }
 
   // --- drawing ------------------------------------------------------------------------
