@@ -107,7 +107,7 @@ def test_price_per_month_hour_and_million_tokens(catalog):
 
 def test_longest_context_is_the_edge_of_fitting(catalog):
     r = by_node(fit_all(catalog, workload(catalog, "llama-3.3-70b", "bf16")))["4x-l40s"]
-    assert 4096 <= r.max_context < catalog.llms["llama-3.3-70b"].max_context
+    assert catalog.assumptions.default_context <= r.max_context < catalog.llms["llama-3.3-70b"].max_context
     node = catalog.node("4x-l40s")
     inside = fit_node(catalog, workload(catalog, "llama-3.3-70b", "bf16", context=r.max_context), node)
     beyond = fit_node(catalog, workload(catalog, "llama-3.3-70b", "bf16", context=r.max_context + 1), node)
