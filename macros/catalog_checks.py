@@ -46,6 +46,7 @@ def check(data: dict[str, Any]) -> list[Problem]:
         ("topologies", "interconnects"),
         ("nodes", "nodes"),
         ("formats", "formats"),
+        ("runtimes", "runtimes"),
         ("llms", "models"),
         ("diffusion", "models"),
     ):
@@ -58,6 +59,8 @@ def check(data: dict[str, Any]) -> list[Problem]:
         problems += list(_nodes(data))
     if "formats" in data:
         problems += list(_formats(data))
+    if "formats" in data and "runtimes" in data:
+        problems += list(_runtimes(data))
     if "llms" in data:
         problems += list(_llms(data))
     if "diffusion" in data:
@@ -247,6 +250,32 @@ def _formats(data: dict[str, Any]) -> Iterator[Problem]:
                 f"format {fmt['id']}",
                 "weight_only",
                 f"expected an architecture in native or weight_only, not both: {', '.join(sorted(both))}",
+            )
+
+
+def _runtimes(data: dict[str, Any]) -> Iterator[Problem]:
+    """Each runtime runs known formats; each format's default runtime exists and runs it."""
+    formats = _ids(data["formats"])
+    runtimes = _ids(data["runtimes"])
+    for runtime in data["runtimes"]:
+        for fmt in runtime["formats"]:
+            if fmt not in formats:
+                yield Problem(
+                    "catalog/runtimes.yaml", runtime["id"], "formats", f"expected one of {', '.join(formats)}, got {fmt!r}"
+                )
+        if runtime["kind"] == "layer-split" and runtime["parallel"] != ["layer"]:
+            yield Problem("catalog/runtimes.yaml", runtime["id"], "parallel", "expected [layer] for a layer-split runtime")
+        if runtime["kind"] == "server" and "layer" in runtime["parallel"]:
+            yield Problem("catalog/runtimes.yaml", runtime["id"], "parallel", "expected tensor, pipeline or expert for a server")
+    for fmt in data["formats"]:
+        runtime = runtimes.get(fmt["runtime"])
+        if runtime is None:
+            yield Problem(
+                "catalog/formats.yaml", fmt["id"], "runtime", f"expected one of {', '.join(runtimes)}, got {fmt['runtime']!r}"
+            )
+        elif fmt["id"] not in runtime["formats"]:
+            yield Problem(
+                "catalog/formats.yaml", fmt["id"], "runtime", f"expected a runtime that lists {fmt['id']} in its formats"
             )
 
 

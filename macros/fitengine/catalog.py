@@ -78,6 +78,47 @@ class Format:
     weight_only: tuple[str, ...]
     weight_only_moe: bool
     diffusion: bool
+    runtime: str = "vllm"  # the runtime that serves it by default
+    group_size: int = 0  # weights sharing one scale along a row (0: per tensor or per channel)
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """A serving runtime: what it runs, which layouts it accepts, how it spends memory and time.
+
+    `kind` is "server" (vLLM class: tensor, pipeline and expert parallelism, a utilization cap)
+    or "layer-split" (llama.cpp: consecutive layers on consecutive cards, no cap).
+    """
+
+    id: str
+    name: str
+    kind: str
+    formats: tuple[str, ...]
+    parallel: tuple[str, ...]  # tensor, pipeline, expert, layer
+    memory_utilization: float
+    batched_tokens: int
+    batched_tokens_large: int
+    large_card_bytes: float
+    max_sequences: int
+    max_sequences_large: int
+    activation_per_vocab_token: float  # bytes
+    activation_per_hidden_token: float  # bytes
+    fixed_per_card_bytes: float
+    fixed_per_card_split_bytes: float
+    bandwidth_efficiency: float
+    compute_efficiency: float
+    layer_overhead_s: float
+    moe_layer_overhead_s: float
+    request_overhead_s: float
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What a model's published checkpoint in a format changes (0: nothing)."""
+
+    format: str
+    block: int = 0  # quantization block each card's slice must hold whole
+    intermediate: int = 0  # MLP width padded so that tensor-parallel slices split evenly
 
 
 @dataclass(frozen=True)
@@ -88,6 +129,7 @@ class Llm:
     params_total: int
     native_format: str = "bf16"
     max_context: int = 131072
+    checkpoints: tuple[Checkpoint, ...] = ()  # what published checkpoints change, per format
     params_override: Params | None = None  # for a model described by its totals alone
 
     @cached_property
@@ -114,17 +156,17 @@ class DiffusionModel:
 
 @dataclass(frozen=True)
 class Assumptions:
-    usable_fraction: float
-    reserve_dense_bytes: float
-    reserve_moe_bytes: float
-    decode_efficiency: float
+    usable_fraction: float  # diffusion pipelines; language models follow their runtime
     kv_bytes: int
+    kv_bytes_fp8: int
     activation_bytes: int
     allreduces_per_layer: int
     gradient_bytes: int
     hours_per_month: float
     default_context: int
     default_concurrency: int
+    default_input_tokens: int
+    default_output_tokens: int
     diffusion_reference_gpu: str
 
 
@@ -135,6 +177,7 @@ class Catalog:
     topologies: dict[str, Topology]
     nodes: tuple[Node, ...]
     formats: dict[str, Format]
+    runtimes: dict[str, Runtime]
     llms: dict[str, Llm]
     diffusion: dict[str, DiffusionModel]
     assumptions: Assumptions
@@ -148,6 +191,7 @@ class Catalog:
             topologies={t["id"]: Topology(t["id"], t["name"], t["nvlink"]) for t in data["topologies"]},
             nodes=tuple(_node(n) for n in data["nodes"]),
             formats={f["id"]: _format(f) for f in data["formats"]},
+            runtimes={r["id"]: _runtime(r) for r in data["runtimes"]},
             llms={m["id"]: _llm(m) for m in data["llms"]},
             diffusion={m["id"]: _diffusion(m) for m in data["diffusion"]},
             assumptions=_assumptions(data["assumptions"]),
@@ -221,6 +265,36 @@ def _format(f: dict[str, Any]) -> Format:
         weight_only=tuple(f["weight_only"]),
         weight_only_moe=bool(f["weight_only_moe"]),
         diffusion=bool(f["diffusion"]),
+        runtime=f.get("runtime", "vllm"),
+        group_size=int(f["group_size"]["value"]) if f.get("group_size") else 0,
+    )
+
+
+def _runtime(r: dict[str, Any]) -> Runtime:
+    def val(key: str) -> float:
+        return float(r[key]["value"])
+
+    return Runtime(
+        id=r["id"],
+        name=r["name"],
+        kind=r["kind"],
+        formats=tuple(r["formats"]),
+        parallel=tuple(r["parallel"]),
+        memory_utilization=val("memory_utilization"),
+        batched_tokens=int(val("batched_tokens")),
+        batched_tokens_large=int(val("batched_tokens_large")),
+        large_card_bytes=to_bytes(val("large_card_memory"), r["large_card_memory"]["unit"]),
+        max_sequences=int(val("max_sequences")),
+        max_sequences_large=int(val("max_sequences_large")),
+        activation_per_vocab_token=val("activation_per_vocab_token"),
+        activation_per_hidden_token=val("activation_per_hidden_token"),
+        fixed_per_card_bytes=to_bytes(val("fixed_per_card"), r["fixed_per_card"]["unit"]),
+        fixed_per_card_split_bytes=to_bytes(val("fixed_per_card_split"), r["fixed_per_card_split"]["unit"]),
+        bandwidth_efficiency=val("bandwidth_efficiency"),
+        compute_efficiency=val("compute_efficiency"),
+        layer_overhead_s=val("layer_overhead") * 1e-6,
+        moe_layer_overhead_s=val("moe_layer_overhead") * 1e-6,
+        request_overhead_s=val("request_overhead") * 1e-3,
     )
 
 
@@ -244,6 +318,10 @@ def _llm(m: dict[str, Any]) -> Llm:
         params_total=int(_v(m["params_total"])),
         native_format=m["native_format"],
         max_context=m["max_context"],
+        checkpoints=tuple(
+            Checkpoint(fmt, int(c.get("block", 0)), int(c.get("intermediate", 0)))
+            for fmt, c in sorted((m.get("checkpoints") or {}).items())
+        ),
     )
 
 
@@ -263,15 +341,15 @@ def _assumptions(a: dict[str, Any]) -> Assumptions:
 
     return Assumptions(
         usable_fraction=float(val("usable_fraction")),
-        reserve_dense_bytes=to_bytes(val("reserve_dense"), a["reserve_dense"]["unit"]),
-        reserve_moe_bytes=to_bytes(val("reserve_moe"), a["reserve_moe"]["unit"]),
-        decode_efficiency=float(val("decode_efficiency")),
         kv_bytes=int(val("kv_bytes")),
+        kv_bytes_fp8=int(val("kv_bytes_fp8")),
         activation_bytes=int(val("activation_bytes")),
         allreduces_per_layer=int(val("allreduces_per_layer")),
         gradient_bytes=int(val("gradient_bytes")),
         hours_per_month=float(val("hours_per_month")),
         default_context=int(val("default_context")),
         default_concurrency=int(val("default_concurrency")),
+        default_input_tokens=int(val("default_input_tokens")),
+        default_output_tokens=int(val("default_output_tokens")),
         diffusion_reference_gpu=str(val("diffusion_reference_gpu")),
     )

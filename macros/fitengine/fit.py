@@ -1,31 +1,56 @@
-"""The verdict per node for a language model: one card, split, or no fit, with its figures."""
+"""The verdict per node for a language model: one card, split, or no fit, with its figures.
+
+Memory decides the layout: the runtime's cap on each card's memory, the card's share of the
+weights, the runtime's own reserve (activations of its largest batch, CUDA graphs, buffers) and
+the KV cache of the sequences each replica holds. The layout is the first one the runtime
+accepts that holds the workload (fewest cards, then fewest pipeline stages); the node's other
+cards hold replicas, and the reader's users are spread over them. Speed and prices then come
+from the serving model (`serving.py`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from functools import cache
+import dataclasses
+import math
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .architecture import Params
-from .catalog import Catalog, Format, Gpu, Llm, Node
+from .catalog import Catalog, Format, Gpu, Llm, Node, Runtime
 from .errors import EngineError
-from .memory import active_weight_bytes, experts_touched, kv_bytes_per_card, weight_bytes
+from .layout import Layout, candidates, refusal
+from .memory import kv_bytes_per_card, runtime_reserve_bytes, weight_bytes
 from .reasons import Reason
-from .speed import allreduce_seconds, decode_floor, send_seconds
+from .serving import Serving, batched_tokens, max_sequences
 from .topology import group_link
 from .units import GB
 
 MAX_CONCURRENCY = 4096
+MAX_TOKENS = 10_000_000
+KV_CACHE = ("auto", "fp8")
 
 
 @dataclass(frozen=True)
 class Workload:
-    """What the reader wants to run: a model in a format, a context length, sequences at once."""
+    """What the reader wants to run.
+
+    `context` is the longest sequence the deployment must hold (the KV cache is sized for it);
+    `input_tokens` and `output_tokens` are one request's prompt and answer (they set the speed);
+    `concurrency` is the reader's total users on the node. `runtime`, `layout`,
+    `memory_utilization` and `kv_cache` override the defaults (the format's runtime, the first
+    layout that fits, the runtime's cap, a 16-bit KV cache).
+    """
 
     model: Llm
     format: Format
     context: int
     concurrency: int = 1
+    input_tokens: int = 1024
+    output_tokens: int = 256
+    runtime: Runtime | None = None
+    layout: Layout | None = None
+    memory_utilization: float | None = None
+    kv_cache: str = "auto"
 
     def __post_init__(self) -> None:
         if isinstance(self.context, bool) or not isinstance(self.context, int) or self.context < 1:
@@ -37,32 +62,63 @@ class Workload:
         c = self.concurrency
         if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_CONCURRENCY:
             raise EngineError(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}, got {c!r}")
+        for name in ("input_tokens", "output_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOKENS:
+                raise EngineError(f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_TOKENS}, got {value!r}")
+        if self.input_tokens + self.output_tokens > self.context:
+            raise EngineError(
+                f"a request of {self.input_tokens} input and {self.output_tokens} output tokens does not fit "
+                f"a context of {self.context} tokens"
+            )
+        u = self.memory_utilization
+        if u is not None and (isinstance(u, bool) or not isinstance(u, int | float) or not 0.05 <= u <= 1):
+            raise EngineError(f"memory utilization must be a number from 0.05 to 1, got {u!r}")
+        if self.kv_cache not in KV_CACHE:
+            raise EngineError(f"KV cache must be one of {', '.join(KV_CACHE)}, got {str(self.kv_cache)[:20]!r}")
 
 
 @dataclass(frozen=True)
 class NodeFit:
-    """One node's answer. GB are 10^9 bytes; memory figures are per card."""
+    """One node's answer. GB are 10^9 bytes; memory figures are per card.
+
+    Speeds are tokens per second: `decode_tok_s_per_user` is what each user sees while their
+    answer streams (the others' prompts included), `decode_tok_s_total` what the node produces
+    for all users at once; `_no_comm` is the same per-user figure with free collectives (what
+    the link costs is the difference). Prices per million tokens split each hour between
+    prompt processing and answer generation by the time each takes.
+    """
 
     node: str
     gpu: str
     count: int
+    runtime: str
     verdict: str  # single, split or none
     cards_used: int
     tensor_parallel: int
     pipeline_parallel: int
+    expert_parallel: int
     replicas: int
+    concurrency_per_replica: int
     need_gb: float
     capacity_gb: float
     weights_gb: float
     kv_gb: float
     reserve_gb: float
-    tok_s_floor: float | None
-    tok_s_with_allreduce: float | None
+    decode_tok_s_per_user: float | None
+    decode_tok_s_per_user_no_comm: float | None
+    decode_tok_s_total: float | None
+    ttft_s: float | None
+    bound: str | None  # memory, compute or communication: what limits the decode step
     allreduce_ms_per_token: float | None
     link: str | None
+    max_concurrency: int
     price_month_usd: float
     price_hour_usd: float
-    usd_per_million_tokens: float | None
+    usd_per_million_output_tokens: float | None
+    usd_per_million_input_tokens: float | None
+    best_usd_per_million_output_tokens: float | None
+    best_concurrency: int
     max_context: int
     weight_only: bool
     reason: Reason
@@ -78,16 +134,6 @@ class NodeFit:
 _NODEFIT_FIELDS = tuple(f.name for f in fields(NodeFit))
 
 
-@dataclass(frozen=True)
-class _Layout:
-    tp: int
-    pp: int
-    cards: int = field(init=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", self.tp * self.pp)
-
-
 def format_support(gpu: Gpu, fmt: Format, is_moe: bool) -> Reason | None:
     """None when the card runs the format natively; else why it cannot, or the weight-only note."""
     params = {"gpu": gpu.name, "architecture": gpu.architecture, "format": fmt.name}
@@ -100,224 +146,398 @@ def format_support(gpu: Gpu, fmt: Format, is_moe: bool) -> Reason | None:
     return Reason("format_unsupported", params)
 
 
-def _layouts(model: Llm, count: int) -> tuple[_Layout, ...]:
-    """Candidate layouts, fewest cards first: pure tensor parallelism, then pipeline stages."""
-    return _layouts_for(model.architecture.heads, model.architecture.layers, count)
+def quant_block(model: Llm, fmt: Format) -> int:
+    """The quantization block each card's slice must hold whole: the checkpoint's, else the format's group."""
+    checkpoint = next((c for c in model.checkpoints if c.format == fmt.id), None)
+    return checkpoint.block if checkpoint and checkpoint.block else fmt.group_size
 
 
-@cache
-def _layouts_for(heads: int, layers: int, count: int) -> tuple[_Layout, ...]:
-    pure = [_Layout(n, 1) for n in range(1, count + 1) if heads % n == 0]
-    piped = []
-    for n in range(2, count + 1):
-        for tp in range(n - 1, 0, -1):
-            if n % tp == 0 and heads % tp == 0 and n // tp <= layers:
-                piped.append(_Layout(tp, n // tp))
-    return tuple(pure + piped)
-
-
-def _widest(model: Llm, count: int) -> _Layout:
-    return _widest_for(model.architecture.heads, model.architecture.layers, count)
-
-
-@cache
-def _widest_for(heads: int, layers: int, count: int) -> _Layout:
-    return max(_layouts_for(heads, layers, count), key=lambda lay: (lay.cards, lay.tp))
+def as_published(model: Llm, fmt: Format) -> Llm:
+    """The model as its published checkpoint in `fmt` is shaped (an MLP width padded to split evenly)."""
+    checkpoint = next((c for c in model.checkpoints if c.format == fmt.id and c.intermediate), None)
+    if checkpoint is None:
+        return model
+    arch = dataclasses.replace(model.architecture, intermediate=checkpoint.intermediate)
+    return dataclasses.replace(model, architecture=arch, params_override=None)
 
 
 class _Sizing:
-    """Memory arithmetic for one model, format and card, shared by every layout tried."""
+    """Memory arithmetic for one model, format, runtime and card, shared by every layout tried."""
 
-    def __init__(self, catalog: Catalog, work: Workload, gpu: Gpu) -> None:
+    def __init__(self, catalog: Catalog, work: Workload, gpu: Gpu, runtime: Runtime) -> None:
         a = catalog.assumptions
         self.work = work
+        self.gpu = gpu
+        self.runtime = runtime
         self.arch = work.model.architecture
         self.params: Params = work.model.params
-        self.kv_bytes = a.kv_bytes
+        self.kv_bytes = a.kv_bytes_fp8 if work.kv_cache == "fp8" else a.kv_bytes
         self.weights = weight_bytes(self.params, work.format)
-        self.reserve = a.reserve_moe_bytes if self.arch.moe else a.reserve_dense_bytes
-        self.capacity = gpu.memory_usable_bytes * a.usable_fraction
+        utilization = work.memory_utilization if work.memory_utilization is not None else runtime.memory_utilization
+        self.capacity = gpu.memory_usable_bytes * utilization
+        activations = runtime_reserve_bytes(
+            self.arch,
+            batched_tokens(runtime, gpu),
+            runtime.activation_per_vocab_token,
+            runtime.activation_per_hidden_token,
+            0.0,
+        )
+        self._reserve = (activations + runtime.fixed_per_card_bytes, activations + runtime.fixed_per_card_split_bytes)
         self._kv: dict[tuple[int, int, int], float] = {}
-        self._fits: dict[tuple[int, int], _Layout | None] = {}
 
-    def kv(self, layout: _Layout, context: int) -> float:
+    def reserve(self, layout: Layout) -> float:
+        return self._reserve[layout.cards > 1]
+
+    def kv_sequence(self, layout: Layout, context: int) -> float:
+        """KV bytes of one sequence of `context` tokens on one card of the layout."""
         key = (layout.tp, layout.pp, context)
         kv = self._kv.get(key)
         if kv is None:
-            per_sequence = kv_bytes_per_card(self.arch, context, self.kv_bytes, layout.tp, layout.pp)
-            kv = self._kv[key] = per_sequence * self.work.concurrency
+            kv = self._kv[key] = kv_bytes_per_card(self.arch, context, self.kv_bytes, layout.tp, layout.pp)
         return kv
 
-    def need(self, layout: _Layout, context: int) -> float:
-        return self.weights / layout.cards + self.kv(layout, context) + self.reserve
+    def weights_card(self, layout: Layout) -> float:
+        return self.weights / layout.cards
 
-    def first_fit(self, count: int, context: int) -> _Layout | None:
-        """The first layout (fewest cards) of `count` cards that holds the workload at `context`."""
-        key = (count, context)
-        if key not in self._fits:
-            layouts = _layouts(self.work.model, count)
-            self._fits[key] = next((lay for lay in layouts if self.fits(lay, context)), None)
-        return self._fits[key]
+    def room(self, layout: Layout) -> float:
+        """Bytes left for the KV cache on each card of the layout."""
+        return self.capacity - self.weights_card(layout) - self.reserve(layout)
 
-    def fits(self, layout: _Layout, context: int) -> bool:
-        return self.need(layout, context) <= self.capacity
+    def need(self, layout: Layout, context: int, sequences: int) -> float:
+        return self.weights_card(layout) + self.reserve(layout) + self.kv_sequence(layout, context) * sequences
 
-    def longest_context(self, layout: _Layout) -> int:
-        """The longest context (up to the model's maximum) that still fits with this layout.
+    def fits(self, layout: Layout, context: int, sequences: int) -> bool:
+        return self.need(layout, context, sequences) <= self.capacity
 
-        The KV cache grows linearly with the context, with a gentler slope past the sliding
-        window: solve the line, then step to the exact edge (float rounding moves it by one).
-        """
-        most = self.work.model.max_context
-        free = self.capacity - self.weights / layout.cards - self.reserve
-        steep = self.kv(layout, 1)
-        if free < steep:
+    def most_sequences(self, layout: Layout, context: int) -> int:
+        """How many sequences of `context` tokens one replica holds (0 when not even one)."""
+        room = self.room(layout)
+        per = self.kv_sequence(layout, context)
+        if room < per or per <= 0:
             return 0
-        window = self.arch.sliding_window if self.arch.local_layers else 0
-        if window and free > self.kv(layout, window):
-            gentle = self.kv(layout, window + 1) - self.kv(layout, window)
-            guess = most if gentle <= 0 else window + int((free - self.kv(layout, window)) // gentle)
-        else:
-            guess = int(free // steep)
-        guess = max(0, min(guess, most))
-        while guess > 0 and not self.fits(layout, guess):
-            guess -= 1
-        while guess < most and self.fits(layout, guess + 1):
-            guess += 1
-        return guess
+        most = int(room // per)
+        while most > 0 and not self.fits(layout, context, most):
+            most -= 1
+        return most
+
+    def longest_context(self, layout: Layout, sequences: int) -> int:
+        """The longest context (up to the model's maximum) at which `sequences` still fit."""
+        most = self.work.model.max_context
+        if self.fits(layout, most, sequences):
+            return most
+        low, high = 0, most  # fits(low) or low == 0; not fits(high)
+        while high - low > 1:
+            mid = (low + high) // 2
+            if self.fits(layout, mid, sequences):
+                low = mid
+            else:
+                high = mid
+        return low
+
+
+def _spread(users: int, replicas: int) -> list[tuple[int, int]]:
+    """Users spread over replicas as evenly as possible: (users per replica, replicas with that many)."""
+    base, extra = divmod(users, replicas)
+    groups = [(base + 1, extra), (base, replicas - extra)]
+    return [(u, n) for u, n in groups if u > 0 and n > 0]
+
+
+def _accepted(work: Workload, runtime: Runtime, count: int) -> list[tuple[Layout, Reason | None]]:
+    block = quant_block(work.model, work.format)
+    arch = work.model.architecture
+    if work.layout is not None:
+        layouts: tuple[Layout, ...] = (work.layout,)
+    else:
+        layouts = candidates(count, runtime, arch.moe is not None)
+    return [(lay, refusal(arch, runtime, lay, block)) for lay in layouts if lay.cards <= count]
 
 
 def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | None = None) -> NodeFit:
     """The verdict and figures for one node (`sizing`: the card's, when the caller shares it)."""
     gpu = catalog.gpus[node.gpu]
     a = catalog.assumptions
+    runtime = resolve_runtime(catalog, work)
     price_hour = node.price_month_usd / a.hours_per_month
     if sizing is None:
-        sizing = _Sizing(catalog, work, gpu)
+        sizing = _Sizing(catalog, work, gpu, runtime)
     is_moe = work.model.architecture.moe is not None
+    users = work.concurrency
 
-    def result(verdict: str, layout: _Layout, reason: Reason, notes: tuple[Reason, ...] = (), **extra: Any) -> NodeFit:
-        fields: dict[str, Any] = {
-            "tok_s_floor": None,
-            "tok_s_with_allreduce": None,
+    def result(verdict: str, layout: Layout, reason: Reason, notes: tuple[Reason, ...] = (), **extra: Any) -> NodeFit:
+        figures: dict[str, Any] = {
+            "decode_tok_s_per_user": None,
+            "decode_tok_s_per_user_no_comm": None,
+            "decode_tok_s_total": None,
+            "ttft_s": None,
+            "bound": None,
             "allreduce_ms_per_token": None,
             "link": None,
-            "usd_per_million_tokens": None,
+            "usd_per_million_output_tokens": None,
+            "usd_per_million_input_tokens": None,
+            "best_usd_per_million_output_tokens": None,
+            "best_concurrency": 0,
+            "max_concurrency": 0,
             "max_context": 0,
             "replicas": 0,
+            "concurrency_per_replica": 0,
         }
-        fields.update(extra)
+        figures.update(extra)
         fits = verdict != "none"
+        per_replica = figures["concurrency_per_replica"] or users
         return NodeFit(
             node=node.id,
             gpu=gpu.id,
             count=node.count,
+            runtime=runtime.id,
             verdict=verdict,
             cards_used=layout.cards if fits else 0,
             tensor_parallel=layout.tp if fits else 0,
             pipeline_parallel=layout.pp if fits else 0,
-            need_gb=sizing.need(layout, work.context) / GB,
+            expert_parallel=layout.ep if fits else 0,
+            need_gb=sizing.need(layout, work.context, per_replica) / GB,
             capacity_gb=sizing.capacity / GB,
-            weights_gb=sizing.weights / layout.cards / GB,
-            kv_gb=sizing.kv(layout, work.context) / GB,
-            reserve_gb=sizing.reserve / GB,
+            weights_gb=sizing.weights_card(layout) / GB,
+            kv_gb=sizing.kv_sequence(layout, work.context) * per_replica / GB,
+            reserve_gb=sizing.reserve(layout) / GB,
             price_month_usd=node.price_month_usd,
             price_hour_usd=price_hour,
             weight_only=any(n.code == "weight_only" for n in notes),
             reason=reason,
             notes=notes,
-            **fields,
+            **figures,
         )
 
-    widest = _widest(work.model, node.count)
     support = format_support(gpu, work.format, is_moe)
+    tried = _accepted(work, runtime, node.count)
+    accepted = [lay for lay, why in tried if why is None]
+    widest = max(accepted, key=lambda lay: (lay.cards, -lay.pp, -lay.ep)) if accepted else Layout()
+    if work.layout is not None and work.layout.cards > node.count:
+        reason = Reason("layout_too_big", {"cards": work.layout.cards, "count": node.count})
+        return result("none", Layout(), reason)
     if support is not None and support.code != "weight_only":
         return result("none", widest, support)
-    notes = (support,) if support is not None else ()
-    if sizing.reserve >= sizing.capacity:
-        reason = Reason("no_room", {"reserve": sizing.reserve / GB, "capacity": sizing.capacity / GB})
-        return result("none", widest, reason, notes)
-    layout = sizing.first_fit(node.count, work.context)
-    if layout is None:
-        need = sizing.need(widest, work.context) / GB
-        code = "no_memory" if node.count > 1 else "no_memory_one"
-        reason = Reason(code, {"count": node.count, "need": need, "capacity": sizing.capacity / GB})
+    notes: tuple[Reason, ...] = (support,) if support is not None else ()
+    refused_full = [why for lay, why in tried if why is not None and lay.cards == node.count and lay.pp == 1]
+    if sizing.reserve(Layout()) >= sizing.capacity:
+        reason = Reason("no_room", {"reserve": sizing.reserve(Layout()) / GB, "capacity": sizing.capacity / GB})
         return result("none", widest, reason, notes)
 
+    chosen = None
+    for layout in accepted:
+        replicas = node.count // layout.cards
+        per_replica = math.ceil(users / replicas)
+        if sizing.fits(layout, work.context, per_replica):
+            chosen = layout
+            break
+    if chosen is None:
+        per_replica = math.ceil(users / max(1, node.count // widest.cards))
+        need = sizing.need(widest, work.context, per_replica) / GB
+        code = "no_memory" if node.count > 1 else "no_memory_one"
+        reason = Reason(code, {"count": widest.cards, "need": need, "capacity": sizing.capacity / GB})
+        if refused_full and widest.cards < node.count:
+            notes = (*notes, refused_full[0])
+        return result("none", widest, reason, notes, concurrency_per_replica=per_replica)
+
+    layout = chosen
     replicas = node.count // layout.cards
-    speed = _speed(catalog, work, node, gpu, sizing, layout)
-    tokens_per_hour = speed["tok_s_with_allreduce"] * work.concurrency * replicas * 3600
-    figures = {"need": sizing.need(layout, work.context) / GB, "capacity": sizing.capacity / GB}
+    per_replica = math.ceil(users / replicas)
+    serving = _serving(catalog, work, node, gpu, runtime, sizing, layout)
+    figures = _speed_and_price(work, serving, sizing, layout, replicas, users, price_hour, gpu, runtime)
+    most = sizing.most_sequences(layout, work.context)
+    need = {"need": sizing.need(layout, work.context, per_replica) / GB, "capacity": sizing.capacity / GB}
     if layout.cards == 1:
         verdict = "single"
-        reason = (
-            Reason("single_copies", {**figures, "replicas": replicas}) if replicas > 1 else Reason("single", figures)
-        )
+        reason = Reason("single_copies", {**need, "replicas": replicas}) if replicas > 1 else Reason("single", need)
     else:
         verdict = "split"
-        code = "split_tp" if layout.pp == 1 else "split_pp"
-        reason = Reason(code, {**figures, "cards": layout.cards, "tp": layout.tp, "pp": layout.pp})
+        if runtime.kind == "layer-split":
+            code, extra = "split_layers", {"cards": layout.cards}
+        elif layout.ep > 1:
+            code, extra = "split_ep", {"cards": layout.cards, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep}
+        else:
+            code = "split_tp" if layout.pp == 1 else "split_pp"
+            extra = {"cards": layout.cards, "tp": layout.tp, "pp": layout.pp}
+        reason = Reason(code, {**need, **extra})
+        if replicas > 1:
+            notes = (*notes, Reason("replicas", {"replicas": replicas, "users": users, "per_replica": per_replica}))
+    if refused_full and layout.cards < node.count and replicas == 1:
+        notes = (*notes, refused_full[0])
     return result(
         verdict,
         layout,
         reason,
         notes,
         replicas=replicas,
-        max_context=sizing.longest_context(layout),
-        usd_per_million_tokens=price_hour / tokens_per_hour * 1e6,
-        **speed,
+        concurrency_per_replica=per_replica,
+        max_context=sizing.longest_context(layout, per_replica),
+        max_concurrency=min(most * replicas, MAX_CONCURRENCY),
+        **figures,
     )
 
 
-def _speed(catalog: Catalog, work: Workload, node: Node, gpu: Gpu, sizing: _Sizing, layout: _Layout) -> dict[str, Any]:
-    """Decode floor, and the floor once the tensor-parallel all-reduces are paid for."""
+def _serving(
+    catalog: Catalog, work: Workload, node: Node, gpu: Gpu, runtime: Runtime, sizing: _Sizing, layout: Layout
+) -> Serving:
     a = catalog.assumptions
-    arch = work.model.architecture
-    batch = work.concurrency
-    experts = experts_touched(arch, sizing.params, batch) if batch > 1 else None
-    active = active_weight_bytes(sizing.params, work.format, experts)
-    # Per step, the slowest path reads each stage's weight share and its KV, stage after stage.
-    per_card = active / layout.tp + sizing.kv(layout, work.context) * layout.pp
-    floor = decode_floor(per_card, gpu.memory_bandwidth_gbps, a.decode_efficiency)
-    comm = 0.0
-    link_name = None
-    if layout.tp > 1:
-        link = group_link(catalog, node, layout.tp)
-        assert link is not None
-        message = arch.hidden * a.activation_bytes * batch
-        comm += arch.layers * a.allreduces_per_layer * allreduce_seconds(message, layout.tp, link)
-        link_name = link.name
-    if layout.pp > 1:
-        link = group_link(catalog, node, layout.cards)
-        assert link is not None
-        comm += (layout.pp - 1) * send_seconds(arch.hidden * a.activation_bytes * batch, link)
-        link_name = link.name
-    with_comm = 1 / (1 / floor + comm)
+    fp8_compute = work.format.id == "fp8" and gpu.architecture in work.format.native and gpu.fp8_tflops
+    tflops = gpu.fp8_tflops if fp8_compute and gpu.fp8_tflops else gpu.bf16_tflops
+    return Serving(
+        arch=sizing.arch,
+        params=sizing.params,
+        fmt=work.format,
+        gpu=gpu,
+        runtime=runtime,
+        layout=layout,
+        kv_bytes=sizing.kv_bytes,
+        activation_bytes=a.activation_bytes,
+        allreduces_per_layer=a.allreduces_per_layer,
+        tp_link=group_link(catalog, node, layout.tp) if layout.tp > 1 else None,
+        pp_link=group_link(catalog, node, layout.cards) if layout.pp > 1 else None,
+        compute_tflops=tflops,
+    )
+
+
+@dataclass(frozen=True)
+class _Load:
+    """One replica's steady state at `batch` users."""
+
+    per_user: float
+    per_user_no_comm: float
+    total: float
+    prefill_share: float
+    bound: str
+    comm_s: float
+
+
+def _load(serving: Serving, work: Workload, batch: int) -> _Load:
+    prompt, answer = work.input_tokens, work.output_tokens
+    length = prompt + answer / 2  # cached tokens of a sequence halfway through its answer
+    step = serving.decode_step(batch, length)
+    bare = serving.decode_step(batch, length, communicate=False)
+    prefill = serving.prefill_seconds(prompt)
+    decode_time = answer * step.seconds
+    cycle = decode_time + batch * prefill
+    per_user = answer / (decode_time + (batch - 1) * prefill)
+    per_user_no_comm = answer / (answer * bare.seconds + (batch - 1) * prefill)
+    return _Load(per_user, per_user_no_comm, batch * answer / cycle, batch * prefill / cycle, step.bound, step.communication)
+
+
+def _speed_and_price(
+    work: Workload,
+    serving: Serving,
+    sizing: _Sizing,
+    layout: Layout,
+    replicas: int,
+    users: int,
+    price_hour: float,
+    gpu: Gpu,
+    runtime: Runtime,
+) -> dict[str, Any]:
+    groups = _spread(users, replicas)
+    loads = [(_load(serving, work, batch), count) for batch, count in groups]
+    slowest = loads[0][0]
+    total = sum(load.total * count for load, count in loads)
+    prefill_time = sum(load.prefill_share * count for load, count in loads) / sum(count for _, count in loads)
+    batch = groups[0][0]
+    ttft = runtime.request_overhead_s + serving.prefill_seconds(
+        work.input_tokens, batch - 1, work.input_tokens + work.output_tokens / 2
+    )
+    out_m, in_m = _prices(price_hour, total, prefill_time, work)
+    best, best_users = _best_price(work, serving, sizing, layout, replicas, price_hour, gpu, runtime)
     return {
-        "tok_s_floor": floor,
-        "tok_s_with_allreduce": with_comm,
-        "allreduce_ms_per_token": comm * 1000,
-        "link": link_name,
+        "decode_tok_s_per_user": slowest.per_user,
+        "decode_tok_s_per_user_no_comm": slowest.per_user_no_comm,
+        "decode_tok_s_total": total,
+        "ttft_s": ttft,
+        "bound": slowest.bound,
+        "allreduce_ms_per_token": slowest.comm_s * 1000,
+        "link": (serving.tp_link or serving.pp_link).name if (serving.tp_link or serving.pp_link) else None,
+        "usd_per_million_output_tokens": out_m,
+        "usd_per_million_input_tokens": in_m,
+        "best_usd_per_million_output_tokens": best,
+        "best_concurrency": best_users,
     }
+
+
+def _prices(price_hour: float, total: float, prefill_share: float, work: Workload) -> tuple[float, float]:
+    """USD per million output and input tokens: the hour split by the time decode and prefill take."""
+    outputs = total * 3600
+    inputs = outputs * work.input_tokens / work.output_tokens
+    return price_hour * (1 - prefill_share) / outputs * 1e6, price_hour * prefill_share / inputs * 1e6
+
+
+def _best_price(
+    work: Workload,
+    serving: Serving,
+    sizing: _Sizing,
+    layout: Layout,
+    replicas: int,
+    price_hour: float,
+    gpu: Gpu,
+    runtime: Runtime,
+) -> tuple[float | None, int]:
+    """The lowest price per million output tokens over the users the node holds, and where it is reached.
+
+    Up to what memory holds at the context and the runtime's default batch limit per replica.
+    """
+    most = min(sizing.most_sequences(layout, work.context), max_sequences(runtime, gpu), MAX_CONCURRENCY // replicas)
+    if most < 1:
+        return None, 0
+    batches = sorted({*(2**i for i in range(most.bit_length()) if 2**i <= most), most})
+    best: tuple[float, int] | None = None
+    for batch in batches:
+        load = _load(serving, work, batch)
+        price, _ = _prices(price_hour, load.total * replicas, load.prefill_share, work)
+        if best is None or price < best[0]:
+            best = (price, batch * replicas)
+    assert best is not None
+    return best
+
+
+def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Serving:
+    """The serving model of one replica of `layout` on `node` (for figures a row does not carry)."""
+    gpu = catalog.gpus[node.gpu]
+    runtime = resolve_runtime(catalog, work)
+    return _serving(catalog, work, node, gpu, runtime, _Sizing(catalog, work, gpu, runtime), layout)
 
 
 def fit_all(catalog: Catalog, work: Workload) -> list[NodeFit]:
     """Every node of the catalog, in catalog order."""
-    # Nodes with the same card share its memory arithmetic (several sizes of node per card).
+    runtime = resolve_runtime(catalog, work)
     sizings: dict[str, _Sizing] = {}
     out = []
     for node in catalog.nodes:
         sizing = sizings.get(node.gpu)
         if sizing is None:
-            sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu])
+            sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu], runtime)
         out.append(fit_node(catalog, work, node, sizing))
     return out
 
 
+def resolve_runtime(catalog: Catalog, work: Workload) -> Runtime:
+    """The workload's runtime, or its format's default."""
+    return work.runtime or catalog.runtimes[work.format.runtime]
+
+
 def workload(
-    catalog: Catalog, model: str | Llm, fmt: str, context: int | None = None, concurrency: int | None = None
+    catalog: Catalog,
+    model: str | Llm,
+    fmt: str,
+    context: int | None = None,
+    concurrency: int | None = None,
+    *,
+    input_tokens: int | None = None,
+    output_tokens: int | None = None,
+    runtime: str | None = None,
+    layout: tuple[int, int, int] | None = None,
+    memory_utilization: float | None = None,
+    kv_cache: str | None = None,
 ) -> Workload:
-    """A workload from catalog ids, with the catalog's default context and concurrency."""
+    """A workload from catalog ids, with the catalog's defaults.
+
+    The default prompt and answer lengths are shortened to fit a context shorter than both.
+    A forced `layout` (tp, pp, ep) the runtime refuses for this model raises EngineError.
+    """
     a = catalog.assumptions
     if isinstance(model, str):
         if model not in catalog.llms:
@@ -325,9 +545,49 @@ def workload(
         model = catalog.llms[model]
     if fmt not in catalog.formats:
         raise EngineError(f"unknown format {fmt!r}; choose one of: {', '.join(catalog.formats)}")
+    the_format = catalog.formats[fmt]
+    model = as_published(model, the_format)
+    the_runtime = None
+    if runtime is not None:
+        if runtime not in catalog.runtimes:
+            raise EngineError(f"unknown runtime {runtime!r}; choose one of: {', '.join(catalog.runtimes)}")
+        the_runtime = catalog.runtimes[runtime]
+        if fmt not in the_runtime.formats:
+            raise EngineError(f"{the_runtime.name} does not run {the_format.name}; it runs: {', '.join(the_runtime.formats)}")
+    chosen_runtime = the_runtime or catalog.runtimes[the_format.runtime]
+    if kv_cache == "fp8" and chosen_runtime.kind != "server":
+        raise EngineError(f"{chosen_runtime.name} has no FP8 KV cache option here; use auto")
+    context = a.default_context if context is None else context
+    if isinstance(context, int) and not isinstance(context, bool) and context >= 2:
+        if output_tokens is None:
+            output_tokens = min(a.default_output_tokens, max(1, context // 4))
+        if input_tokens is None:
+            input_tokens = max(1, min(a.default_input_tokens, context - output_tokens))
+    forced = None
+    if layout is not None:
+        tp, pp, ep = layout
+        for name, value in (("tensor parallel", tp), ("pipeline parallel", pp), ("expert parallel", ep)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 64:
+                raise EngineError(f"{name} must be a whole number from 1 to 64, got {value!r}")
+        if ep not in (1, tp):
+            raise EngineError(f"expert parallel must be 1 or equal to tensor parallel ({tp}), got {ep}")
+        forced = Layout(tp, pp, ep)
+        if chosen_runtime.kind == "layer-split" and tp > 1:
+            raise EngineError(f"{chosen_runtime.name} splits layers across cards; it has no tensor parallelism")
+        why = refusal(model.architecture, chosen_runtime, forced, quant_block(model, the_format))
+        if why is not None:
+            from .reasons import render
+
+            raise EngineError(f"layout refused: {render(why)}")
     return Workload(
         model=model,
-        format=catalog.formats[fmt],
-        context=a.default_context if context is None else context,
+        format=the_format,
+        context=context,
         concurrency=a.default_concurrency if concurrency is None else concurrency,
+        input_tokens=a.default_input_tokens if input_tokens is None else input_tokens,
+        output_tokens=a.default_output_tokens if output_tokens is None else output_tokens,
+        runtime=the_runtime,
+        layout=forced,
+        memory_utilization=memory_utilization,
+        kv_cache=kv_cache or "auto",
     )

@@ -22,15 +22,23 @@ def weight_bytes(params: Params, fmt: Format) -> float:
     return sum(getattr(params, part) * bits_for(fmt, part) for part in PARTS) / 8
 
 
-def active_weight_bytes(params: Params, fmt: Format, experts_read: float | None = None) -> float:
-    """Bytes one decode step reads: shared weights plus the experts it touches."""
-    shared = weight_bytes(params, fmt) - params.experts * bits_for(fmt, "experts") / 8
+def active_weight_bytes(
+    params: Params, fmt: Format, experts_read: float | None = None, tokens: int = 1, vocab: int = 0
+) -> float:
+    """Bytes one step reads for `tokens` tokens: the weights it uses and the experts it touches.
+
+    The embedding table is a lookup: with `vocab` given, a step reads one row per token rather
+    than the whole table (the output head, a matrix product, is read whole).
+    """
+    embeddings = params.embeddings * bits_for(fmt, "embeddings") / 8
+    shared = weight_bytes(params, fmt) - params.experts * bits_for(fmt, "experts") / 8 - embeddings
     if experts_read is None:
         experts_read = params.experts_active
-    return shared + experts_read * bits_for(fmt, "experts") / 8
+    rows = embeddings * min(tokens, vocab) / vocab if vocab > 0 else embeddings
+    return shared + experts_read * bits_for(fmt, "experts") / 8 + rows
 
 
-def experts_touched(arch: Architecture, params: Params, batch: int) -> float:
+def experts_touched(arch: Architecture, params: Params, batch: int | float) -> float:
     """Expert parameters a step reads with `batch` sequences in flight.
 
     Each of E experts is picked with probability k/E per token, so a layer touches about
@@ -64,6 +72,18 @@ def kv_bytes_per_card(arch: Architecture, context: int, kv_bytes: int, tp: int =
     return token_layers * per_token_layer / pp
 
 
+def runtime_reserve_bytes(
+    arch: Architecture, batched_tokens: int, per_vocab_token: float, per_hidden_token: float, fixed: float
+) -> float:
+    """What a runtime keeps on each card besides weights and KV cache.
+
+    Activations of its largest batch (`batched_tokens` tokens: logits of the vocabulary and
+    hidden states, per the runtime's measured bytes per token) plus a fixed share (CUDA graphs,
+    memory outside the framework, communication buffers). Counted on every card of a replica.
+    """
+    return batched_tokens * (per_vocab_token * arch.vocab + per_hidden_token * arch.hidden) + fixed
+
+
 def kv_bytes_per_token(arch: Architecture, kv_bytes: int) -> float:
     """KV cache bytes per token with every layer global (the figure tables usually quote)."""
     if arch.mla is not None:
@@ -78,5 +98,6 @@ __all__ = [
     "experts_touched",
     "kv_bytes_per_card",
     "kv_bytes_per_token",
+    "runtime_reserve_bytes",
     "weight_bytes",
 ]

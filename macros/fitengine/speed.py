@@ -18,10 +18,22 @@ def decode_floor(bytes_per_card: float, bandwidth_gbps: float, efficiency: float
 
 
 def allreduce_seconds(message_bytes: float, cards: int, link: GroupLink) -> float:
-    """Ring all-reduce time, nccl-tests' bus-bandwidth model: latency + 2(n-1)/n x bytes / bandwidth."""
+    """Ring all-reduce time: 2(n-1) x latency + 2(n-1)/n x bytes / per-direction bandwidth.
+
+    nccl-tests' bus-bandwidth model (doc/PERFORMANCE.md): a ring takes 2(n-1) steps, each paying
+    the link's latency and carrying 1/n of the message.
+    """
     if cards <= 1:
         return 0.0
-    return link.latency_s + 2 * (cards - 1) / cards * message_bytes / (link.per_direction_gbps * GB)
+    steps = 2 * (cards - 1)
+    return steps * link.latency_s + steps / cards * message_bytes / (link.per_direction_gbps * GB)
+
+
+def all_to_all_seconds(message_bytes: float, cards: int, link: GroupLink) -> float:
+    """All-to-all time (expert parallelism's dispatch or combine): (n-1) x latency + (n-1)/n x bytes / bandwidth."""
+    if cards <= 1:
+        return 0.0
+    return (cards - 1) * link.latency_s + (cards - 1) / cards * message_bytes / (link.per_direction_gbps * GB)
 
 
 def send_seconds(message_bytes: float, link: GroupLink) -> float:

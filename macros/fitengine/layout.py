@@ -1,0 +1,115 @@
+"""Parallel layouts and the rules a runtime checks before it accepts one.
+
+A layout spreads one replica of a model over `tp` x `pp` cards: `tp` cards share every layer
+(tensor parallelism), `pp` groups of layers run one after another (pipeline stages, or
+llama.cpp's layer split). With expert parallelism (`ep` > 1) the experts of an MoE layer are
+dealt whole to the `ep` cards of the tensor-parallel group instead of being sliced.
+
+vLLM refuses a tensor-parallel degree that does not divide the attention heads, a KV-head count
+that neither divides nor is divided by it, an MLP or expert width that does not split evenly,
+and a slice that would cut a quantization block or group. Each refusal is a `Reason`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from .architecture import Architecture
+from .catalog import Runtime
+from .reasons import Reason
+
+
+@dataclass(frozen=True)
+class Layout:
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1  # 1: experts sliced like the other matrices; tp: experts dealt whole
+
+    @property
+    def cards(self) -> int:
+        return self.tp * self.pp
+
+
+def refusal(arch: Architecture, runtime: Runtime, layout: Layout, block: int = 0) -> Reason | None:
+    """Why `runtime` refuses `layout` for this model (None when it accepts it).
+
+    `block`: the quantization block or group of the checkpoint's weights (0 when there is none);
+    each card's slice of a row-split matrix must hold whole blocks.
+    """
+    return _refusal(arch.heads, arch.kv_heads, arch.intermediate, arch.layers, _moe_shape(arch), runtime, layout, block)
+
+
+def _moe_shape(arch: Architecture) -> tuple[int, int, int]:
+    if arch.moe is None:
+        return (0, 0, 0)
+    return (arch.moe.experts, arch.moe.expert_intermediate, arch.moe.dense_layers)
+
+
+@cache
+def _refusal(
+    heads: int,
+    kv_heads: int,
+    intermediate: int,
+    layers: int,
+    moe: tuple[int, int, int],
+    runtime: Runtime,
+    layout: Layout,
+    block: int,
+) -> Reason | None:
+    tp, pp, ep = layout.tp, layout.pp, layout.ep
+    experts, expert_width, dense_layers = moe
+    if tp > 1 and "tensor" not in runtime.parallel:
+        return Reason("layout_no_tp", {"runtime": runtime.name})
+    if pp > 1 and not ({"pipeline", "layer"} & set(runtime.parallel)):
+        return Reason("layout_no_pp", {"runtime": runtime.name})
+    if ep > 1 and ("expert" not in runtime.parallel or not experts):
+        return Reason("layout_no_ep", {"runtime": runtime.name})
+    if pp > layers:
+        return Reason("layout_stages", {"pp": pp, "layers": layers})
+    if tp == 1:
+        return None
+    if heads % tp:
+        return Reason("layout_heads", {"tp": tp, "heads": heads})
+    if kv_heads % tp and tp % kv_heads:
+        return Reason("layout_kv_heads", {"tp": tp, "kv_heads": kv_heads})
+    widths = []
+    if not experts or dense_layers:
+        widths.append(intermediate)
+    if experts and ep == 1:
+        widths.append(expert_width)
+    if experts and ep > 1 and experts % ep:
+        return Reason("layout_experts", {"ep": ep, "experts": experts})
+    for width in widths:
+        if width % tp:
+            return Reason("layout_width", {"tp": tp, "width": width})
+        if block and (width // tp) % block:
+            return Reason("layout_block", {"tp": tp, "width": width, "slice": width // tp, "block": block})
+    return None
+
+
+def candidates(count: int, runtime: Runtime, moe: bool) -> tuple[Layout, ...]:
+    """Every layout of at most `count` cards, in the order a practitioner tries them.
+
+    Fewest cards first; for a number of cards, fewest pipeline stages first; for an MoE model
+    under a runtime with expert parallelism, sliced experts before experts dealt whole.
+    A layer-split runtime only ever splits layers.
+    """
+    return _candidates(count, runtime.kind == "layer-split", moe and "expert" in runtime.parallel)
+
+
+@cache
+def _candidates(count: int, layer_split: bool, expert: bool) -> tuple[Layout, ...]:
+    out: list[Layout] = []
+    for cards in range(1, count + 1):
+        if layer_split:
+            out.append(Layout(1, cards))
+            continue
+        for pp in range(1, cards + 1):
+            if cards % pp:
+                continue
+            tp = cards // pp
+            out.append(Layout(tp, pp))
+            if expert and tp > 1:
+                out.append(Layout(tp, pp, tp))
+    return tuple(out)

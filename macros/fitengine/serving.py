@@ -1,0 +1,177 @@
+"""The serving model: what a step of one replica costs, and what users see of it.
+
+A step processes some new tokens for the sequences in flight (one each while they decode, a
+chunk of a prompt while it is prefilled). Its time is a roofline per card: bytes read against
+the memory bandwidth reached plus work against the dense throughput reached (added, not
+overlapped: kernels overlap them only in part, and a floor takes the slower side),
+plus a fixed cost per layer (kernel launches; routing and expert dispatch for MoE layers),
+plus the layout's collectives on the node's link:
+
+- tensor parallelism: two all-reduces per layer of tokens x hidden values (Megatron-LM);
+- expert parallelism: the MoE layer's all-reduce becomes a dispatch and a combine all-to-all
+  of tokens x top-k x hidden values;
+- pipeline stages (or llama.cpp's layer split): one transfer of tokens x hidden values between
+  consecutive stages. Stages run one after another, so a step pays every stage.
+
+Users share a replica: each request is prefilled (its prompt, chunk by chunk), then decoded one
+token per step while the others decode too; a prefill holds up everybody's decode (the
+serving engine schedules it between decode steps), so prefill time counts against speed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .architecture import Architecture, Params
+from .catalog import Format, Gpu, Runtime
+from .layout import Layout
+from .memory import active_weight_bytes, kv_bytes_per_card
+from .speed import all_to_all_seconds, allreduce_seconds, send_seconds
+from .topology import GroupLink
+
+# Prompt chunks evaluated one by one before the rest are taken in groups (each group costed
+# at its middle chunk): the step cost grows smoothly with the chunk's position.
+_EXACT_CHUNKS = 16
+_GROUPS = 16
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step's time and its parts, in seconds."""
+
+    seconds: float
+    memory: float
+    compute: float
+    communication: float
+    fixed: float
+
+    @property
+    def bound(self) -> str:
+        """What limits the step: memory, compute or communication."""
+        parts = {"memory": self.memory, "compute": self.compute, "communication": self.communication}
+        return max(parts, key=lambda k: parts[k])
+
+
+@dataclass(frozen=True)
+class Serving:
+    """How one replica of a model in a format runs on a card and a layout."""
+
+    arch: Architecture
+    params: Params
+    fmt: Format
+    gpu: Gpu
+    runtime: Runtime
+    layout: Layout
+    kv_bytes: int
+    activation_bytes: int
+    allreduces_per_layer: int
+    tp_link: GroupLink | None
+    pp_link: GroupLink | None
+    compute_tflops: float
+
+    # --- one step -------------------------------------------------------------------
+
+    def step(self, tokens: int, kv_read: float, attended: float, communicate: bool = True) -> Step:
+        """A step processing `tokens` tokens that reads `kv_read` bytes of KV cache per card (all
+        stages) and attends over `attended` token pairs (summed over the step's sequences).
+        """
+        arch, lay, rt = self.arch, self.layout, self.runtime
+        touched = self._experts_touched(tokens)
+        weights = active_weight_bytes(self.params, self.fmt, touched, tokens, arch.vocab)
+        kv = kv_read
+        memory = (weights / lay.tp + kv) / (self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency)
+        matmul = 2 * (self.params.active - self.params.embeddings) * tokens
+        work = (matmul + 4 * arch.heads * self._attention_dim() * attended * self._attending_layers()) / lay.tp
+        compute = work / (self.compute_tflops * 1e12 * rt.compute_efficiency)
+        comm = self._communication(tokens) if communicate else 0.0
+        moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
+        fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_overhead_s
+        return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
+
+    def _experts_touched(self, tokens: int) -> float:
+        moe = self.arch.moe
+        if moe is None or self.params.experts == 0:
+            return 0.0
+        share = 1 - (1 - moe.top_k / moe.experts) ** tokens  # a layer's experts hit by `tokens` tokens
+        return self.params.experts * share
+
+    def _attention_dim(self) -> int:
+        mla = self.arch.mla
+        return mla.kv_lora_rank + mla.qk_rope_head_dim if mla else self.arch.head_dim
+
+    def _attending_layers(self) -> float:
+        # Attention work per token pair is per layer; windowed layers are bounded in `attended`
+        # by the caller only roughly, so count every layer: the floor errs on the slow side.
+        return float(self.arch.layers)
+
+    def _communication(self, tokens: int) -> float:
+        arch, lay = self.arch, self.layout
+        message = tokens * arch.hidden * self.activation_bytes
+        seconds = 0.0
+        if lay.tp > 1 and self.tp_link is not None:
+            reduce = allreduce_seconds(message, lay.tp, self.tp_link)
+            if lay.ep > 1 and arch.moe is not None:
+                moe_layers = arch.layers - arch.moe.dense_layers
+                dispatch = all_to_all_seconds(message * arch.moe.top_k, lay.ep, self.tp_link)
+                seconds += arch.layers * self.allreduces_per_layer * reduce
+                seconds += moe_layers * (2 * dispatch - reduce)
+            else:
+                seconds += arch.layers * self.allreduces_per_layer * reduce
+        if lay.pp > 1 and self.pp_link is not None:
+            seconds += (lay.pp - 1) * send_seconds(message, self.pp_link)
+        return seconds
+
+    # --- what users see -------------------------------------------------------------
+
+    def decode_step(self, batch: int, length: float, communicate: bool = True) -> Step:
+        """One decode step with `batch` sequences of `length` cached tokens each."""
+        return self.step(batch, batch * self.kv_card(length), batch * length, communicate)
+
+    def kv_card(self, length: float) -> float:
+        """KV bytes one sequence of `length` tokens keeps on a card, summed over the pipeline stages."""
+        lay = self.layout
+        return kv_bytes_per_card(self.arch, math.ceil(length), self.kv_bytes, lay.tp, lay.pp) * lay.pp
+
+    def prefill_seconds(self, prompt: int, others: int = 0, others_length: float = 0) -> float:
+        """Time to prefill one prompt, chunk by chunk, while `others` sequences of `others_length`
+        cached tokens decode in the same steps."""
+        if prompt <= 0:
+            return 0.0
+        chunk = self.chunk_tokens()
+        chunks = math.ceil(prompt / chunk)
+        others_kv = others * self.kv_card(others_length) if others else 0.0
+
+        def chunk_step(i: int) -> float:
+            start = i * chunk
+            size = min(chunk, prompt - start)
+            attended = size * (start + size / 2) + others * others_length
+            return self.step(size + others, self.kv_card(start) + others_kv, attended).seconds
+
+        if chunks <= _EXACT_CHUNKS + _GROUPS:
+            return sum(chunk_step(i) for i in range(chunks))
+        total = sum(chunk_step(i) for i in range(_EXACT_CHUNKS))
+        rest = chunks - _EXACT_CHUNKS
+        edges = [_EXACT_CHUNKS + rest * g // _GROUPS for g in range(_GROUPS + 1)]
+        for lo, hi in zip(edges, edges[1:], strict=False):
+            if hi > lo:
+                total += (hi - lo) * chunk_step((lo + hi - 1) // 2)
+        return total
+
+    def chunk_tokens(self) -> int:
+        """Prompt tokens one step takes (vLLM's max_num_batched_tokens, llama.cpp's micro-batch)."""
+        return batched_tokens(self.runtime, self.gpu)
+
+
+def batched_tokens(runtime: Runtime, gpu: Gpu) -> int:
+    """The runtime's default batch of tokens on this card (vLLM gives large cards more, A100 excepted)."""
+    return runtime.batched_tokens_large if _large(runtime, gpu) else runtime.batched_tokens
+
+
+def max_sequences(runtime: Runtime, gpu: Gpu) -> int:
+    """Sequences one replica decodes at once by default (more users queue)."""
+    return runtime.max_sequences_large if _large(runtime, gpu) else runtime.max_sequences
+
+
+def _large(runtime: Runtime, gpu: Gpu) -> bool:
+    return gpu.memory_usable_bytes >= runtime.large_card_bytes and gpu.architecture != "ampere"

@@ -1,0 +1,165 @@
+"""The engine held against published measurements (catalog/validation/records.yaml).
+
+Each mapped record is run through the engine with the record's card, count, layout, users and
+request lengths; the result is the engine's figure beside the published one, their ratio and
+whether it keeps within the bounds a floor must keep: a speed at most 1.1 x the measured one
+and at least a third of it; a time to first token at least 0.9 x the measured one and at most
+three times it; a fit or an out-of-memory report agreed with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from macros.fitengine import Catalog, EngineError, Llm, from_hf_config
+from macros.fitengine.fit import Layout, fit_node, replica, workload
+
+VALIDATION_DIR = Path(__file__).resolve().parent.parent / "catalog" / "validation"
+SPEED_BOUNDS = (1 / 3, 1.1)
+TIME_BOUNDS = (0.9, 3.0)
+SPEEDS = ("per_user", "total", "total_per_gpu", "best_total_per_gpu", "batch_latency_ms", "tpot_ms")
+VERDICTS = ("fits", "oom")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One record: the published figure, the engine's, and whether they agree."""
+
+    id: str
+    measure: str | None
+    published: float | str
+    unit: str
+    engine: float | None
+    ratio: float | None
+    ok: bool
+    source: str
+    what: str
+    note: str
+    unmapped: str | None = None
+    superseded_by: str | None = None
+    engine_row: dict[str, Any] | None = None
+
+
+def records(directory: Path = VALIDATION_DIR) -> list[dict[str, Any]]:
+    """The records file, as data."""
+    return yaml.safe_load((directory / "records.yaml").read_text(encoding="utf-8"))["records"]
+
+
+def _model(catalog: Catalog, ref: str, directory: Path) -> Llm:
+    if ref.startswith("config:"):
+        name = ref.removeprefix("config:")
+        config = json.loads((directory / "configs" / f"{name}.json").read_text(encoding="utf-8"))
+        return from_hf_config(config, name=name)
+    return catalog.llms[ref]
+
+
+def _node(catalog: Catalog, gpu: str, count: int) -> Any:
+    """A node of `count` cards of `gpu`, wired like the catalog's smallest node that has as many."""
+    nodes = sorted((n for n in catalog.nodes if n.gpu == gpu and n.count >= count), key=lambda n: n.count)
+    if not nodes:
+        raise EngineError(f"no catalog node has {count} x {gpu}")
+    node = nodes[0]
+    return dataclasses.replace(node, id=f"{count}x-{gpu}", count=count, sockets=1 if count <= node.count // node.sockets else node.sockets)
+
+
+def check_record(catalog: Catalog, record: dict[str, Any], directory: Path = VALIDATION_DIR) -> Check:
+    """Run one record through the engine."""
+    base = {
+        "id": record["id"],
+        "published": record["value"],
+        "unit": record["unit"],
+        "source": record["source"],
+        "what": record["what"],
+        "note": record.get("note", ""),
+    }
+    if "unmapped" in record:
+        return Check(
+            measure=None,
+            engine=None,
+            ratio=None,
+            ok=True,
+            unmapped=record["unmapped"],
+            superseded_by=record.get("superseded_by"),
+            **base,
+        )
+    model = _model(catalog, record["model"], directory)
+    node = _node(catalog, record["gpu"], record["count"])
+    users = record.get("concurrency") or 1
+    prompt, answer = record.get("input"), record.get("output")
+    measure = record["measure"]
+    if measure in SPEEDS and prompt and answer:
+        # A paged KV cache holds the tokens in flight, not every sequence at the longest context.
+        context = prompt + answer
+    else:
+        context = record.get("context") or min(model.max_context, max(4096, (prompt or 0) + (answer or 0)))
+    work = workload(
+        catalog,
+        model,
+        record["format"],
+        context,
+        users,
+        input_tokens=prompt,
+        output_tokens=answer,
+        runtime=record["runtime"],
+        layout=tuple(record["layout"]),
+    )
+    row = fit_node(catalog, work, node)
+    compared = record.get("compared") or {}
+    value = compared.get("value", record["value"])
+    engine: float | None
+    if measure in VERDICTS:
+        fits = row.verdict != "none"
+        ok = fits if measure == "fits" else not fits
+        return Check(measure=measure, engine=None, ratio=None, ok=ok, engine_row=row.to_dict(), **base)
+    if row.verdict == "none" and measure != "ttft_ms":
+        return Check(measure=measure, engine=None, ratio=None, ok=False, engine_row=row.to_dict(), **base)
+    if measure == "per_user":
+        engine = row.decode_tok_s_per_user
+    elif measure == "total":
+        engine = row.decode_tok_s_total
+    elif measure == "total_per_gpu":
+        engine = row.decode_tok_s_total / node.count
+    elif measure == "best_total_per_gpu":
+        best = fit_node(catalog, dataclasses.replace(work, concurrency=max(1, row.best_concurrency)), node)
+        engine = best.decode_tok_s_total / node.count
+    elif measure == "batch_latency_ms":
+        serving = replica(catalog, work, node, Layout(*record["layout"]))
+        prompts = users * work.input_tokens
+        latency = serving.prefill_seconds(prompts) + work.output_tokens * serving.decode_step(
+            users, work.input_tokens + work.output_tokens / 2
+        ).seconds
+        engine = work.output_tokens / latency  # per-user speed over the batch's life
+        seconds = float(value) / (1 if record["unit"].startswith("s ") else 1000)
+        value = work.output_tokens / seconds
+    elif measure == "tpot_ms":
+        engine = row.decode_tok_s_per_user
+        value = 1000 / float(value)
+    elif measure == "ttft_ms":
+        # The source's run held the model; only the prefill is compared (settings it does not state
+        # may have made room for it).
+        serving = replica(catalog, work, node, Layout(*record["layout"]))
+        runtime = catalog.runtimes[record["runtime"]]
+        engine = (runtime.request_overhead_s + serving.prefill_seconds(work.input_tokens)) * 1000
+    else:
+        raise ValueError(f"unknown measure {measure!r} in {record['id']}")
+    ratio = engine / float(value)
+    low, high = TIME_BOUNDS if measure == "ttft_ms" else SPEED_BOUNDS
+    return Check(
+        measure=measure,
+        engine=engine,
+        ratio=ratio,
+        ok=low <= ratio <= high,
+        engine_row=row.to_dict(),
+        **{**base, "published": value},
+    )
+
+
+def check_all(catalog: Catalog, directory: Path = VALIDATION_DIR) -> list[Check]:
+    """Every record of the file, in its order."""
+    return [check_record(catalog, r, directory) for r in records(directory)]
