@@ -261,21 +261,34 @@ def _runtimes(data: dict[str, Any]) -> Iterator[Problem]:
         for fmt in runtime["formats"]:
             if fmt not in formats:
                 yield Problem(
-                    "catalog/runtimes.yaml", runtime["id"], "formats", f"expected one of {', '.join(formats)}, got {fmt!r}"
+                    "catalog/runtimes.yaml",
+                    runtime["id"],
+                    "formats",
+                    f"expected one of {', '.join(formats)}, got {fmt!r}",
                 )
         if runtime["kind"] == "layer-split" and runtime["parallel"] != ["layer"]:
-            yield Problem("catalog/runtimes.yaml", runtime["id"], "parallel", "expected [layer] for a layer-split runtime")
+            yield Problem(
+                "catalog/runtimes.yaml", runtime["id"], "parallel", "expected [layer] for a layer-split runtime"
+            )
         if runtime["kind"] == "server" and "layer" in runtime["parallel"]:
-            yield Problem("catalog/runtimes.yaml", runtime["id"], "parallel", "expected tensor, pipeline or expert for a server")
+            yield Problem(
+                "catalog/runtimes.yaml", runtime["id"], "parallel", "expected tensor, pipeline or expert for a server"
+            )
     for fmt in data["formats"]:
         runtime = runtimes.get(fmt["runtime"])
         if runtime is None:
             yield Problem(
-                "catalog/formats.yaml", fmt["id"], "runtime", f"expected one of {', '.join(runtimes)}, got {fmt['runtime']!r}"
+                "catalog/formats.yaml",
+                fmt["id"],
+                "runtime",
+                f"expected one of {', '.join(runtimes)}, got {fmt['runtime']!r}",
             )
         elif fmt["id"] not in runtime["formats"]:
             yield Problem(
-                "catalog/formats.yaml", fmt["id"], "runtime", f"expected a runtime that lists {fmt['id']} in its formats"
+                "catalog/formats.yaml",
+                fmt["id"],
+                "runtime",
+                f"expected a runtime that lists {fmt['id']} in its formats",
             )
 
 

@@ -33,8 +33,25 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--model", help="a model id of the catalog")
     source.add_argument("--config", type=Path, help="a Hugging Face config.json to size instead")
     fit.add_argument("--format", required=True, help="a format id of the catalog")
-    fit.add_argument("--context", type=int, help="tokens of context per sequence (default: the catalog's)")
-    fit.add_argument("--concurrency", type=int, help="sequences served at once (default: the catalog's)")
+    fit.add_argument(
+        "--context", type=int, help="longest sequence the deployment holds, in tokens (default: the catalog's)"
+    )
+    fit.add_argument("--concurrency", type=int, help="users served at once on the node (default: the catalog's)")
+    fit.add_argument(
+        "--input", type=int, help="prompt tokens of one request (default: the catalog's, within the context)"
+    )
+    fit.add_argument(
+        "--output", type=int, help="answer tokens of one request (default: the catalog's, within the context)"
+    )
+    fit.add_argument("--node", help="answer for this node only")
+    fit.add_argument("--runtime", help="serving runtime (default: the format's, e.g. vllm or llama-cpp)")
+    fit.add_argument("--tensor-parallel", type=int, help="force the tensor-parallel degree")
+    fit.add_argument("--pipeline-parallel", type=int, help="force the number of pipeline stages")
+    fit.add_argument("--expert-parallel", type=int, help="force expert parallelism (equal to --tensor-parallel)")
+    fit.add_argument(
+        "--memory-utilization", type=float, help="share of each card the runtime may use (default: the runtime's)"
+    )
+    fit.add_argument("--kv-cache", choices=("auto", "fp8"), help="KV cache precision (default: auto, 16-bit)")
     fit.add_argument("--catalog", type=Path, default=CATALOG_DIR, help="catalog folder (default: catalog/)")
     fit.add_argument("--json", action="store_true", help="print JSON instead of a table")
     check = sub.add_parser("check", help="validate a catalog")
@@ -83,9 +100,32 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
         if model not in catalog.llms:
             choices = ", ".join([*catalog.llms, *catalog.diffusion])
             raise EngineError(f"unknown model {model!r}; choose one of: {choices}")
-    work = workload(catalog, model, args.format, args.context, args.concurrency)
+    forced = (args.tensor_parallel, args.pipeline_parallel, args.expert_parallel)
+    layout = None
+    if any(v is not None for v in forced):
+        tp = args.tensor_parallel or 1
+        layout = (tp, args.pipeline_parallel or 1, args.expert_parallel or 1)
+    work = workload(
+        catalog,
+        model,
+        args.format,
+        args.context,
+        args.concurrency,
+        input_tokens=args.input,
+        output_tokens=args.output,
+        runtime=args.runtime,
+        layout=layout,
+        memory_utilization=args.memory_utilization,
+        kv_cache=args.kv_cache,
+    )
+    nodes = catalog.nodes
+    if args.node is not None:
+        nodes = tuple(n for n in catalog.nodes if n.id == args.node)
+        if not nodes:
+            raise EngineError(f"unknown node {args.node!r}; choose one of: {', '.join(n.id for n in catalog.nodes)}")
+    results = fit_all(catalog, work)
     rows = []
-    for r in fit_all(catalog, work):
+    for r in (r for r in results if r.node in {n.id for n in nodes}):
         row = r.to_dict()
         row["reason"] = render(r.reason)
         row["notes"] = [render(n) for n in r.notes]
@@ -98,7 +138,7 @@ def _number(value: float | None, digits: int = 1) -> str:
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
-    if rows and "tok_s_floor" not in rows[0]:
+    if rows and "decode_tok_s_per_user" not in rows[0]:
         head = f"{'node':22} {'verdict':7} {'need/card GB':>13} {'speed':>7} {'USD/month':>10}  reason"
         lines = [head, "-" * len(head)]
         for r in rows:
@@ -108,16 +148,24 @@ def _table(rows: list[dict[str, Any]]) -> str:
             )
         return "\n".join(lines)
     head = (
-        f"{'node':22} {'verdict':7} {'cards':>5} {'TPxPP':>6} {'need/card GB':>13} {'tok/s':>7} "
-        f"{'+allred.':>8} {'USD/month':>10} {'USD/Mtok':>9}  reason"
+        f"{'node':22} {'verdict':7} {'layout':>8} {'GB/card':>8} {'tok/s/user':>10} {'no comm':>8} {'tok/s tot':>9} "
+        f"{'TTFT s':>7} {'bound':>13} {'max users':>9} {'USD/month':>10} {'$/M out':>8} {'$/M in':>7} {'best $/M':>16}  reason"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
-        layout = f"{r['tensor_parallel']}x{r['pipeline_parallel']}" if r["cards_used"] else "-"
+        layout = "-"
+        if r["cards_used"]:
+            layout = f"{r['tensor_parallel']}x{r['pipeline_parallel']}" + ("ep" if r["expert_parallel"] > 1 else "")
+            layout += f"/{r['replicas']}" if r["replicas"] > 1 else ""
+        best = "-"
+        if r["best_usd_per_million_output_tokens"] is not None:
+            best = f"{_number(r['best_usd_per_million_output_tokens'], 2)} @{r['best_concurrency']}"
         lines.append(
-            f"{r['node']:22} {r['verdict']:7} {r['cards_used'] or '-':>5} {layout:>6} {_number(r['need_gb']):>13} "
-            f"{_number(r['tok_s_floor']):>7} {_number(r['tok_s_with_allreduce']):>8} {_number(r['price_month_usd'], 0):>10} "
-            f"{_number(r['usd_per_million_tokens'], 2):>9}  {r['reason']}"
+            f"{r['node']:22} {r['verdict']:7} {layout:>8} {_number(r['need_gb']):>8} {_number(r['decode_tok_s_per_user']):>10} "
+            f"{_number(r['decode_tok_s_per_user_no_comm']):>8} {_number(r['decode_tok_s_total']):>9} {_number(r['ttft_s'], 2):>7} "
+            f"{r['bound'] or '-':>13} {r['max_concurrency']:>9} {_number(r['price_month_usd'], 0):>10} "
+            f"{_number(r['usd_per_million_output_tokens'], 2):>8} {_number(r['usd_per_million_input_tokens'], 2):>7} {best:>16}  "
+            f"{r['reason']}"
         )
     return "\n".join(lines)
 

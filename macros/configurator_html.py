@@ -22,15 +22,16 @@ COLUMNS = (
     "gpu",
     "verdict",
     "memory",
-    "floor",
-    "floor_allreduce",
+    "per_user",
+    "total",
+    "ttft",
     "price_month",
-    "price_hour",
     "per_mtok",
-    "max_context",
+    "best_per_mtok",
+    "max_users",
     "reason",
 )
-NUMERIC = {"floor", "floor_allreduce", "price_month", "price_hour", "per_mtok", "max_context"}
+NUMERIC = {"per_user", "total", "ttft", "price_month", "per_mtok", "best_per_mtok", "max_users"}
 
 
 def _raw(value: Any) -> str:
@@ -205,34 +206,43 @@ class ConfiguratorHtml:
         gpu = self.catalog.gpus[r["gpu"]]
         if kind == "diffusion":
             speed = r["relative_speed"]
-            tok = "" if speed is None else f"×{f.number(speed, 2)}"
-            tok_ar = "" if r["usd_per_reference_hour"] is None else f.usd(r["usd_per_reference_hour"], cents=True)
-            per_mtok = ""
-            max_context = ""
+            numbers = [
+                "" if speed is None else f"×{f.number(speed, 2)}",
+                "" if r["usd_per_reference_hour"] is None else f.usd(r["usd_per_reference_hour"], cents=True),
+                "",
+                f.usd(r["price_month_usd"]),
+                "",
+                "",
+                "",
+            ]
             cards = 1 if r["verdict"] != "none" else 0
             verdict = t[r["verdict"]]
             raw_tok = r["relative_speed"]
         else:
-            tok = "" if r["tok_s_floor"] is None else f.number(r["tok_s_floor"], 1)
-            tok_ar = "" if r["tok_s_with_allreduce"] is None else f.number(r["tok_s_with_allreduce"], 1)
-            per_mtok = "" if r["usd_per_million_tokens"] is None else f.usd(r["usd_per_million_tokens"], cents=True)
-            max_context = "" if r["verdict"] == "none" else f.number(r["max_context"], 0)
+            fits = r["verdict"] != "none"
+            best = r["best_usd_per_million_output_tokens"]
+            numbers = [
+                f.number(r["decode_tok_s_per_user"], 1) if fits else "",
+                f.number(r["decode_tok_s_total"], 1) if fits else "",
+                f.number(r["ttft_s"], 2) if fits else "",
+                f.usd(r["price_month_usd"]),
+                f.usd(r["usd_per_million_output_tokens"], cents=True) if fits else "",
+                t["best_at"].format(price=f.usd(best, cents=True), users=f.number(r["best_concurrency"], 0))
+                if best is not None
+                else "",
+                f.number(r["max_concurrency"], 0) if fits else "",
+            ]
             cards = r["cards_used"]
             verdict = t[r["verdict"]]
             if r["verdict"] == "split":
                 verdict += " · " + t["layout"].format(cards=cards, tp=r["tensor_parallel"], pp=r["pipeline_parallel"])
-            raw_tok = r["tok_s_floor"]
+            raw_tok = r["decode_tok_s_per_user"]
         cells = [
             f"<td><code>{escape(r['node'])}</code></td>",
             f"<td>{escape(gpu.name)}</td>",
             f"<td>{escape(verdict)}</td>",
             f"<td>{self.bar_html(r, kind)}</td>",
-            f'<td class="num">{escape(tok)}</td>',
-            f'<td class="num">{escape(tok_ar)}</td>',
-            f'<td class="num">{escape(f.usd(r["price_month_usd"]))}</td>',
-            f'<td class="num">{escape(f.usd(r["price_hour_usd"], cents=True))}</td>',
-            f'<td class="num">{escape(per_mtok)}</td>',
-            f'<td class="num">{escape(max_context)}</td>',
+            *(f'<td class="num">{escape(text)}</td>' for text in numbers),
             f"<td>{escape(r['reason_text'])}</td>",
         ]
         attrs = (

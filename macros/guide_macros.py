@@ -74,6 +74,10 @@ class GuideMacros:
                 "compare_nodes",
                 "fit_table",
                 "tok_s",
+                "runtime_reserve",
+                "runtimes_table",
+                "validation_table",
+                "validation_unmapped",
                 "node_table",
                 "gpu_table",
                 "assumption",
@@ -162,15 +166,31 @@ class GuideMacros:
     def assumption(self, key: str) -> str:
         a = self.catalog.assumptions
         value = getattr(a, key)
-        if key.endswith("_bytes") and key.startswith("reserve"):
-            return self.fmt.unit(value / 2**30, "GiB", 1)
         if isinstance(value, float) and value < 1:
             return self.fmt.number(value, 2)
         return self.fmt.number(value) if isinstance(value, (int, float)) else str(value)
 
+    def runtime_reserve(self, model_id: str, gpu_id: str, split: bool = False) -> str:
+        """What the model's default runtime keeps on each card of `gpu_id` besides weights and KV cache."""
+        from macros.fitengine.memory import runtime_reserve_bytes
+        from macros.fitengine.serving import batched_tokens
+
+        c = self.catalog
+        model, gpu = c.llms[model_id], c.gpus[gpu_id]
+        runtime = c.runtimes[c.formats[model.native_format].runtime]
+        fixed = runtime.fixed_per_card_split_bytes if split else runtime.fixed_per_card_bytes
+        value = runtime_reserve_bytes(
+            model.architecture,
+            batched_tokens(runtime, gpu),
+            runtime.activation_per_vocab_token,
+            runtime.activation_per_hidden_token,
+            fixed,
+        )
+        return self.fmt.unit(value / 2**30, "GiB", 1)
+
     def tok_s(self, model_id: str, fmt_id: str, node_id: str, with_allreduce: bool = False) -> str:
         r = self._fit(model_id, fmt_id)[node_id]
-        value = r.tok_s_with_allreduce if with_allreduce else r.tok_s_floor
+        value = r.decode_tok_s_per_user if with_allreduce else r.decode_tok_s_per_user_no_comm
         return "—" if value is None else self.fmt.number(value)
 
     def configurator_url(self, model: str, fmt: str, base: str = "../") -> str:
@@ -236,6 +256,7 @@ class GuideMacros:
         rows += [
             [f"{c.llms[model_id].name} {c.formats[fmt_id].name}, {t['floor']}"],
             [t["floor_allreduce"]],
+            [t["ttft"]],
             [t["price"]],
         ]
         for node_id in node_ids:
@@ -245,9 +266,10 @@ class GuideMacros:
             rows[0].append(f"{link.name} · {self.fmt.unit(link.per_direction_gbps, 'GB/s')}" if link else "—")
             rows[1].append(self.fmt.unit(gpu.memory_sold_gb * node.count, "GB"))
             rows[2].append(self.fmt.unit(gpu.memory_bandwidth_gbps, "GB/s"))
-            rows[3].append(self._tok(r.tok_s_floor))
-            rows[4].append(self._tok(r.tok_s_with_allreduce))
-            rows[5].append(self.fmt.usd(node.price_month_usd) + t["per_month"])
+            rows[3].append(self._tok(r.decode_tok_s_per_user_no_comm))
+            rows[4].append(self._tok(r.decode_tok_s_per_user))
+            rows[5].append(self.fmt.number(r.ttft_s, 2) if r.ttft_s is not None else "—")
+            rows[6].append(self.fmt.usd(node.price_month_usd) + t["per_month"])
         return _table(header, rows)
 
     def fit_table(self, model_id: str, fmt_id: str, context: int | None = None, concurrency: int | None = None) -> str:
@@ -263,15 +285,27 @@ class GuideMacros:
                     self.fmt.number(r.cards_used) if r.cards_used else "—",
                     layout,
                     self.fmt.unit(r.need_gb, "GB", 1),
-                    self._tok(r.tok_s_floor),
-                    self._tok(r.tok_s_with_allreduce),
+                    self._tok(r.decode_tok_s_per_user),
+                    self._tok(r.decode_tok_s_total),
+                    self.fmt.number(r.ttft_s, 2) if r.ttft_s is not None else "—",
                     self.fmt.usd(r.price_month_usd),
-                    self.fmt.usd(r.usd_per_million_tokens, cents=True) if r.usd_per_million_tokens else "—",
+                    self.fmt.usd(r.usd_per_million_output_tokens, cents=True)
+                    if r.usd_per_million_output_tokens is not None
+                    else "—",
                     self._reason(r),
                 ]
             )
-        header = [t["node"], t["verdict"], t["cards"], t["tb"], t["need"], t["floor"], t["floor_allreduce"]]
-        return _table([*header, t["price_month"], t["per_mtok"], t["reason"]], rows)
+        header = [
+            t["node"],
+            t["verdict"],
+            t["cards"],
+            t["tb"],
+            t["need"],
+            t["floor_allreduce"],
+            t["total_speed"],
+            t["ttft"],
+        ]
+        return _table([*header, t["price_month"], t["per_mtok_out"], t["reason"]], rows)
 
     def node_table(self) -> str:
         t, c = self.t, self.catalog
@@ -330,6 +364,79 @@ class GuideMacros:
             )
             rows.append([f"`{key}`", f"{shown} {item['unit']}", item["explain"][self.locale], item["source"]])
         return _table([t["assumption"], t["value"], t["meaning"], t["source"]], rows)
+
+    def runtimes_table(self) -> str:
+        """Each runtime's constants with what they mean and where they come from."""
+        t = self.t
+        rows = []
+        for runtime in self.data["runtimes"]:
+            for key, item in runtime.items():
+                if not isinstance(item, dict) or "explain" not in item:
+                    continue
+                value = item["value"]
+                digits = 2 if isinstance(value, float) and value < 1 else 1 if isinstance(value, float) else 0
+                rows.append(
+                    [
+                        runtime["name"],
+                        f"`{key}`",
+                        f"{self.fmt.number(value, digits)} {item['unit']}",
+                        item["explain"][self.locale],
+                        item["source"],
+                    ]
+                )
+        return _table([t["runtime"], t["assumption"], t["value"], t["meaning"], t["source"]], rows)
+
+    def validation_table(self) -> str:
+        """The engine's figure beside each published measurement it maps, with the ratio."""
+        from macros.validation import check_all
+
+        t, c = self.t, self.catalog
+        rows = []
+        for check in check_all(c):
+            if check.unmapped:
+                continue
+            record = check.engine_row or {}
+            if check.measure in ("fits", "oom"):
+                published = t["val_" + check.measure]
+                engine = t[record.get("verdict", "none")] if record else "—"
+                ratio = "—"
+            else:
+                unit = t["val_unit_" + ("ttft" if check.measure == "ttft_ms" else "speed")]
+                published = f"{self.fmt.number(float(check.published), 1)} {unit}"
+                engine = f"{self.fmt.number(check.engine, 1)} {unit}" if check.engine is not None else "—"
+                ratio = self.fmt.number(check.ratio, 2) if check.ratio is not None else "—"
+            rows.append(
+                [
+                    f"`{check.id}`",
+                    t["val_measure_" + check.measure],
+                    published,
+                    engine,
+                    ratio,
+                    t["val_ok"] if check.ok else t["val_off"],
+                    check.source,
+                ]
+            )
+        header = [
+            t["val_record"],
+            t["val_measure"],
+            t["val_published"],
+            t["val_engine"],
+            t["val_ratio"],
+            t["val_bounds"],
+        ]
+        return _table([*header, t["source"]], rows)
+
+    def validation_unmapped(self) -> str:
+        """The published measurements the engine cannot be held against, and why."""
+        from macros.validation import check_all
+
+        t = self.t
+        rows = [
+            [f"`{k.id}`", k.unmapped or "", f"`{k.superseded_by}`" if k.superseded_by else "—", k.source]
+            for k in check_all(self.catalog)
+            if k.unmapped
+        ]
+        return _table([t["val_record"], t["val_why"], t["val_superseded"], t["source"]], rows)
 
     def sources_table(self) -> str:
         """Every GPU figure's source, for the catalog page."""

@@ -65,7 +65,9 @@ def _node(catalog: Catalog, gpu: str, count: int) -> Any:
     if not nodes:
         raise EngineError(f"no catalog node has {count} x {gpu}")
     node = nodes[0]
-    return dataclasses.replace(node, id=f"{count}x-{gpu}", count=count, sockets=1 if count <= node.count // node.sockets else node.sockets)
+    return dataclasses.replace(
+        node, id=f"{count}x-{gpu}", count=count, sockets=1 if count <= node.count // node.sockets else node.sockets
+    )
 
 
 def check_record(catalog: Catalog, record: dict[str, Any], directory: Path = VALIDATION_DIR) -> Check:
@@ -131,9 +133,10 @@ def check_record(catalog: Catalog, record: dict[str, Any], directory: Path = VAL
     elif measure == "batch_latency_ms":
         serving = replica(catalog, work, node, Layout(*record["layout"]))
         prompts = users * work.input_tokens
-        latency = serving.prefill_seconds(prompts) + work.output_tokens * serving.decode_step(
-            users, work.input_tokens + work.output_tokens / 2
-        ).seconds
+        latency = (
+            serving.prefill_seconds(prompts)
+            + work.output_tokens * serving.decode_step(users, work.input_tokens + work.output_tokens / 2).seconds
+        )
         engine = work.output_tokens / latency  # per-user speed over the batch's life
         seconds = float(value) / (1 if record["unit"].startswith("s ") else 1000)
         value = work.output_tokens / seconds

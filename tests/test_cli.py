@@ -15,12 +15,21 @@ FIELDS = {
     "tensor_parallel",
     "pipeline_parallel",
     "need_gb",
-    "tok_s_floor",
-    "tok_s_with_allreduce",
     "price_month_usd",
-    "usd_per_million_tokens",
     "reason",
+    # the serving model's contract
+    "decode_tok_s_per_user",
+    "decode_tok_s_total",
+    "ttft_s",
+    "max_concurrency",
+    "replicas",
+    "usd_per_million_output_tokens",
+    "usd_per_million_input_tokens",
+    "best_usd_per_million_output_tokens",
+    "best_concurrency",
+    "bound",
 }
+GONE = {"tok_s_floor", "tok_s_with_allreduce", "usd_per_million_tokens"}  # no field means two things
 
 
 def run(*args):
@@ -34,9 +43,10 @@ def test_fit_json_lists_every_node_in_catalog_order(catalog):
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert [r["node"] for r in rows] == [n.id for n in catalog.nodes]
-    assert all(r.keys() >= FIELDS for r in rows)
+    assert all(r.keys() >= FIELDS and not r.keys() & GONE for r in rows)
     assert all(r["verdict"] in {"single", "split", "none"} for r in rows)
-    assert all((r["tok_s_floor"] is None) == (r["verdict"] == "none") for r in rows)
+    assert all((r["decode_tok_s_per_user"] is None) == (r["verdict"] == "none") for r in rows)
+    assert all(r["bound"] in {"memory", "compute", "communication"} for r in rows if r["verdict"] != "none")
     assert all(isinstance(r["reason"], str) and r["reason"] for r in rows)
 
 
@@ -92,3 +102,68 @@ def test_check_ok():
     out = run("check")
     assert out.returncode == 0
     assert "41 nodes" in out.stdout
+
+
+def test_one_node_with_a_forced_layout_and_request_lengths():
+    out = run(
+        "fit",
+        "--model",
+        "llama-3.3-70b",
+        "--format",
+        "bf16",
+        "--node",
+        "8x-h100-sxm",
+        "--tensor-parallel",
+        "8",
+        "--input",
+        "2000",
+        "--output",
+        "500",
+        "--concurrency",
+        "16",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)
+    assert (row["node"], row["tensor_parallel"], row["pipeline_parallel"], row["replicas"]) == ("8x-h100-sxm", 8, 1, 1)
+
+
+def test_an_impossible_layout_is_one_line_naming_why():
+    # Mistral Small 24B has 32 heads and 8 KV heads: tensor parallel 3 divides neither.
+    out = run("fit", "--model", "mistral-small-24b", "--format", "bf16", "--tensor-parallel", "3")
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "32 attention heads" in out.stderr
+    # Expert parallelism is the tensor-parallel group's: any other degree is refused.
+    out = run("fit", "--model", "mixtral-8x7b", "--format", "bf16", "--tensor-parallel", "2", "--expert-parallel", "4")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+def test_a_runtime_that_cannot_run_the_format_exits_2():
+    out = run("fit", "--model", "llama-3.1-8b", "--format", "awq-int4", "--runtime", "llama-cpp")
+    assert out.returncode == 2 and "llama.cpp does not run" in out.stderr
+    out = run("fit", "--model", "llama-3.1-8b", "--format", "bf16", "--runtime", "llama-cpp", "--json")
+    assert out.returncode == 0 and {r["runtime"] for r in json.loads(out.stdout)} == {"llama-cpp"}
+
+
+def test_bad_request_lengths_and_settings_exit_2():
+    for args in (
+        ["--input", "0"],
+        ["--output", "-3"],
+        ["--input", "5000", "--context", "4096"],
+        ["--memory-utilization", "1.5"],
+        ["--memory-utilization", "0"],
+        ["--kv-cache", "int2"],
+        ["--node", "9x-nothing"],
+    ):
+        out = run("fit", "--model", "llama-3.1-8b", "--format", "bf16", *args)
+        assert out.returncode == 2, args
+        assert "Traceback" not in out.stderr
+
+
+def test_fp8_kv_cache_holds_more_users(catalog):
+    args = ("fit", "--model", "llama-3.3-70b", "--format", "fp8", "--node", "4x-h100-sxm", "--json")
+    auto = json.loads(run(*args).stdout)[0]
+    fp8 = json.loads(run(*args, "--kv-cache", "fp8").stdout)[0]
+    # One byte per cached value instead of two (catalog assumptions): about twice the users.
+    a = catalog.assumptions
+    assert fp8["max_concurrency"] >= auto["max_concurrency"] * a.kv_bytes / a.kv_bytes_fp8 * 0.95

@@ -13,6 +13,8 @@ from urllib.parse import urljoin
 import pytest
 import yaml
 
+from macros.i18n import LABELS
+
 from .site_build import ROOT, build_site
 
 PAGE_PATHS = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["extra"]["page_paths"]
@@ -162,10 +164,11 @@ def test_no_figure_is_typed_in_prose(tmp_path, catalog_copy, site, catalog):
     after = page_file(changed, "fr", "nvlink").read_text()
     thousands, rest = divmod(new_price, 1000)
     assert f"{thousands}{NNBSP}{rest:03d}{NBSP}$US" in after
-    label = "Plancher de décodage"
+    label = LABELS["fr"]["floor"]
     old_floor, new_floor = _floor(before, label)[0], _floor(after, label)[0]
-    # The floor is bandwidth-bound: twice the bandwidth, twice the floor (to the rounding shown).
-    assert new_floor == pytest.approx(2 * old_floor, abs=1.0)
+    # Decode is bandwidth-bound: twice the bandwidth nearly doubles the speed (the per-layer
+    # costs and the work do not shrink, so a little less than twice).
+    assert 1.5 * old_floor < new_floor <= 2 * old_floor + 0.1
     # The SXM4 column did not move.
     assert _floor(before, label)[1] == _floor(after, label)[1]
     shutil.rmtree(tmp_path / "changed")

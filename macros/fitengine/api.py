@@ -41,6 +41,15 @@ def _whole(request: dict[str, Any], key: str) -> int | None:
     return value
 
 
+def _choice(request: dict[str, Any], key: str) -> str | None:
+    value = request.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise EngineError(f"{key} must be text, got {type(value).__name__}")
+    return value[:40]
+
+
 def link_class(catalog: Catalog, node_id: str | Node) -> str:
     """How the node's cards talk: one-card, pcie, nvlink-bridge or nvlink (SXM boards)."""
     node = node_id if isinstance(node_id, Node) else catalog.node(node_id)
@@ -71,6 +80,12 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
     model_id = request.get("model")
     context = _whole(request, "context")
     concurrency = _whole(request, "concurrency")
+    options = {
+        "input_tokens": _whole(request, "input"),
+        "output_tokens": _whole(request, "output"),
+        "runtime": _choice(request, "runtime"),
+        "kv_cache": _choice(request, "kv_cache"),
+    }
     if isinstance(model_id, str) and model_id in catalog.diffusion:
         rows = [r.to_dict() for r in fit_diffusion(catalog, model_id, str(fmt))]
         name = catalog.diffusion[model_id].name
@@ -94,7 +109,7 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
             raise EngineError(f"unknown model {str(model_id)[:60]!r}; choose one of: {choices}")
         if not isinstance(fmt, str):
             raise EngineError("choose a format")
-        work = workload(catalog, model, fmt, context, concurrency)
+        work = workload(catalog, model, fmt, context, concurrency, **options)
         rows = [r.to_dict() for r in fit_all(catalog, work)]
         name = work.model.name
         kind = "llm"

@@ -65,7 +65,9 @@ class Workload:
         for name in ("input_tokens", "output_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOKENS:
-                raise EngineError(f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_TOKENS}, got {value!r}")
+                raise EngineError(
+                    f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_TOKENS}, got {value!r}"
+                )
         if self.input_tokens + self.output_tokens > self.context:
             raise EngineError(
                 f"a request of {self.input_tokens} input and {self.output_tokens} output tokens does not fit "
@@ -184,6 +186,8 @@ class _Sizing:
         )
         self._reserve = (activations + runtime.fixed_per_card_bytes, activations + runtime.fixed_per_card_split_bytes)
         self._kv: dict[tuple[int, int, int], float] = {}
+        self.loads: dict[tuple[object, ...], _Load] = {}  # shared by the nodes of this card
+        self.servings: dict[tuple[object, ...], Serving] = {}
 
     def reserve(self, layout: Layout) -> float:
         return self._reserve[layout.cards > 1]
@@ -378,6 +382,16 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
 def _serving(
     catalog: Catalog, work: Workload, node: Node, gpu: Gpu, runtime: Runtime, sizing: _Sizing, layout: Layout
 ) -> Serving:
+    key = (layout, group_link(catalog, node, layout.tp), group_link(catalog, node, layout.cards))
+    serving = sizing.servings.get(key)
+    if serving is None:
+        serving = sizing.servings[key] = _new_serving(catalog, work, node, gpu, runtime, sizing, layout)
+    return serving
+
+
+def _new_serving(
+    catalog: Catalog, work: Workload, node: Node, gpu: Gpu, runtime: Runtime, sizing: _Sizing, layout: Layout
+) -> Serving:
     a = catalog.assumptions
     fp8_compute = work.format.id == "fp8" and gpu.architecture in work.format.native and gpu.fp8_tflops
     tflops = gpu.fp8_tflops if fp8_compute and gpu.fp8_tflops else gpu.bf16_tflops
@@ -409,7 +423,17 @@ class _Load:
     comm_s: float
 
 
-def _load(serving: Serving, work: Workload, batch: int) -> _Load:
+def _load(serving: Serving, work: Workload, batch: int, memo: dict[tuple[object, ...], _Load] | None = None) -> _Load:
+    key = (serving.layout, serving.tp_link, serving.pp_link, batch)
+    if memo is not None and key in memo:
+        return memo[key]
+    load = _steady(serving, work, batch)
+    if memo is not None:
+        memo[key] = load
+    return load
+
+
+def _steady(serving: Serving, work: Workload, batch: int) -> _Load:
     prompt, answer = work.input_tokens, work.output_tokens
     length = prompt + answer / 2  # cached tokens of a sequence halfway through its answer
     step = serving.decode_step(batch, length)
@@ -419,7 +443,9 @@ def _load(serving: Serving, work: Workload, batch: int) -> _Load:
     cycle = decode_time + batch * prefill
     per_user = answer / (decode_time + (batch - 1) * prefill)
     per_user_no_comm = answer / (answer * bare.seconds + (batch - 1) * prefill)
-    return _Load(per_user, per_user_no_comm, batch * answer / cycle, batch * prefill / cycle, step.bound, step.communication)
+    return _Load(
+        per_user, per_user_no_comm, batch * answer / cycle, batch * prefill / cycle, step.bound, step.communication
+    )
 
 
 def _speed_and_price(
@@ -434,7 +460,7 @@ def _speed_and_price(
     runtime: Runtime,
 ) -> dict[str, Any]:
     groups = _spread(users, replicas)
-    loads = [(_load(serving, work, batch), count) for batch, count in groups]
+    loads = [(_load(serving, work, batch, sizing.loads), count) for batch, count in groups]
     slowest = loads[0][0]
     total = sum(load.total * count for load, count in loads)
     prefill_time = sum(load.prefill_share * count for load, count in loads) / sum(count for _, count in loads)
@@ -486,7 +512,7 @@ def _best_price(
     batches = sorted({*(2**i for i in range(most.bit_length()) if 2**i <= most), most})
     best: tuple[float, int] | None = None
     for batch in batches:
-        load = _load(serving, work, batch)
+        load = _load(serving, work, batch, sizing.loads)
         price, _ = _prices(price_hour, load.total * replicas, load.prefill_share, work)
         if best is None or price < best[0]:
             best = (price, batch * replicas)
@@ -553,7 +579,9 @@ def workload(
             raise EngineError(f"unknown runtime {runtime!r}; choose one of: {', '.join(catalog.runtimes)}")
         the_runtime = catalog.runtimes[runtime]
         if fmt not in the_runtime.formats:
-            raise EngineError(f"{the_runtime.name} does not run {the_format.name}; it runs: {', '.join(the_runtime.formats)}")
+            raise EngineError(
+                f"{the_runtime.name} does not run {the_format.name}; it runs: {', '.join(the_runtime.formats)}"
+            )
     chosen_runtime = the_runtime or catalog.runtimes[the_format.runtime]
     if kv_cache == "fp8" and chosen_runtime.kind != "server":
         raise EngineError(f"{chosen_runtime.name} has no FP8 KV cache option here; use auto")

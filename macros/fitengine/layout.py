@@ -89,10 +89,11 @@ def _refusal(
 
 
 def candidates(count: int, runtime: Runtime, moe: bool) -> tuple[Layout, ...]:
-    """Every layout of at most `count` cards, in the order a practitioner tries them.
+    """Every layout a practitioner would launch on a node of `count` cards, in the order they try them.
 
-    Fewest cards first; for a number of cards, fewest pipeline stages first; for an MoE model
-    under a runtime with expert parallelism, sliced experts before experts dealt whole.
+    Card counts that divide the node (its other cards then hold whole replicas), fewest first;
+    for a number of cards, fewest pipeline stages first; for an MoE model under a runtime with
+    expert parallelism, experts dealt whole only after every sliced layout of as many cards.
     A layer-split runtime only ever splits layers.
     """
     return _candidates(count, runtime.kind == "layer-split", moe and "expert" in runtime.parallel)
@@ -101,15 +102,12 @@ def candidates(count: int, runtime: Runtime, moe: bool) -> tuple[Layout, ...]:
 @cache
 def _candidates(count: int, layer_split: bool, expert: bool) -> tuple[Layout, ...]:
     out: list[Layout] = []
-    for cards in range(1, count + 1):
+    for cards in (n for n in range(1, count + 1) if count % n == 0):
         if layer_split:
             out.append(Layout(1, cards))
             continue
-        for pp in range(1, cards + 1):
-            if cards % pp:
-                continue
-            tp = cards // pp
-            out.append(Layout(tp, pp))
-            if expert and tp > 1:
-                out.append(Layout(tp, pp, tp))
+        splits = [(cards // pp, pp) for pp in range(1, cards + 1) if cards % pp == 0]
+        out += [Layout(tp, pp) for tp, pp in splits]
+        if expert:
+            out += [Layout(tp, pp, tp) for tp, pp in splits if tp > 1]
     return tuple(out)

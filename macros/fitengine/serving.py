@@ -21,12 +21,14 @@ serving engine schedules it between decode steps), so prefill time counts agains
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import pairwise
 
 from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
 from .layout import Layout
-from .memory import active_weight_bytes, kv_bytes_per_card
+from .memory import bits_for, kv_bytes_per_card, weight_bytes
 from .speed import all_to_all_seconds, allreduce_seconds, send_seconds
 from .topology import GroupLink
 
@@ -69,6 +71,21 @@ class Serving:
     tp_link: GroupLink | None
     pp_link: GroupLink | None
     compute_tflops: float
+    _memo: dict[tuple[object, ...], float] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def _weights(self) -> tuple[float, float, float]:
+        """Bytes of the weights every step reads, of the experts, and of the embedding table."""
+        p, fmt = self.params, self.fmt
+        embeddings = p.embeddings * bits_for(fmt, "embeddings") / 8
+        experts = p.experts * bits_for(fmt, "experts") / 8
+        return weight_bytes(p, fmt) - experts - embeddings, bits_for(fmt, "experts") / 8, embeddings
+
+    def weights_read(self, tokens: int) -> float:
+        """Bytes of weights a step of `tokens` tokens reads: the experts it touches, one embedding row per token."""
+        shared, expert_bytes, embeddings = self._weights
+        rows = embeddings * min(tokens, self.arch.vocab) / self.arch.vocab
+        return shared + self._experts_touched(tokens) * expert_bytes + rows
 
     # --- one step -------------------------------------------------------------------
 
@@ -77,8 +94,7 @@ class Serving:
         stages) and attends over `attended` token pairs (summed over the step's sequences).
         """
         arch, lay, rt = self.arch, self.layout, self.runtime
-        touched = self._experts_touched(tokens)
-        weights = active_weight_bytes(self.params, self.fmt, touched, tokens, arch.vocab)
+        weights = self.weights_read(tokens)
         kv = kv_read
         memory = (weights / lay.tp + kv) / (self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency)
         matmul = 2 * (self.params.active - self.params.embeddings) * tokens
@@ -138,6 +154,13 @@ class Serving:
         cached tokens decode in the same steps."""
         if prompt <= 0:
             return 0.0
+        key = ("prefill", prompt, others, others_length)
+        cached = self._memo.get(key)
+        if cached is None:
+            cached = self._memo[key] = self._prefill(prompt, others, others_length)
+        return cached
+
+    def _prefill(self, prompt: int, others: int, others_length: float) -> float:
         chunk = self.chunk_tokens()
         chunks = math.ceil(prompt / chunk)
         others_kv = others * self.kv_card(others_length) if others else 0.0
@@ -153,7 +176,7 @@ class Serving:
         total = sum(chunk_step(i) for i in range(_EXACT_CHUNKS))
         rest = chunks - _EXACT_CHUNKS
         edges = [_EXACT_CHUNKS + rest * g // _GROUPS for g in range(_GROUPS + 1)]
-        for lo, hi in zip(edges, edges[1:], strict=False):
+        for lo, hi in pairwise(edges):
             if hi > lo:
                 total += (hi - lo) * chunk_step((lo + hi - 1) // 2)
         return total

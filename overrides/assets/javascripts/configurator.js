@@ -3,7 +3,7 @@
 // reason comes from the engine (Pyodide worker, or answers the build computed with it).
 // Markup must match macros/configurator_html.py (rowHtml / row_html).
 
-const COLUMNS = ["node", "gpu", "verdict", "memory", "floor", "floor_allreduce", "price_month", "price_hour", "per_mtok", "max_context", "reason"];
+const COLUMNS = ["node", "gpu", "verdict", "memory", "per_user", "total", "ttft", "price_month", "per_mtok", "best_per_mtok", "max_users", "reason"];
 const URL_VERSION = "1";
 const LIMITS = { context: [1, 10000000], concurrency: [1, 4096] };
 
@@ -404,7 +404,7 @@ class Configurator {
       node: r.node,
       verdict: r.verdict,
       cards: String(diffusion ? (r.verdict !== "none" ? 1 : 0) : r.cards_used),
-      tokS: raw(diffusion ? r.relative_speed : r.tok_s_floor),
+      tokS: raw(diffusion ? r.relative_speed : r.decode_tok_s_per_user),
       priceMonth: raw(r.price_month_usd),
       gpu: r.gpu,
       link: r.link_class,
@@ -421,8 +421,9 @@ class Configurator {
         verdict,
         r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`,
         r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, true),
+        "",
         f.usd(r.price_month_usd, false),
-        f.usd(r.price_hour_usd, true),
+        "",
         "",
         "",
         r.reason_text,
@@ -431,14 +432,17 @@ class Configurator {
     if (r.verdict === "split") {
       verdict += " · " + t.layout.replace("{cards}", r.cards_used).replace("{tp}", r.tensor_parallel).replace("{pp}", r.pipeline_parallel);
     }
+    const fits = r.verdict !== "none";
+    const best = r.best_usd_per_million_output_tokens;
     return [
       verdict,
-      r.tok_s_floor == null ? "" : f.number(r.tok_s_floor, 1),
-      r.tok_s_with_allreduce == null ? "" : f.number(r.tok_s_with_allreduce, 1),
+      fits ? f.number(r.decode_tok_s_per_user, 1) : "",
+      fits ? f.number(r.decode_tok_s_total, 1) : "",
+      fits ? f.number(r.ttft_s, 2) : "",
       f.usd(r.price_month_usd, false),
-      f.usd(r.price_hour_usd, true),
-      r.usd_per_million_tokens == null ? "" : f.usd(r.usd_per_million_tokens, true),
-      r.verdict === "none" ? "" : f.number(r.max_context, 0),
+      fits ? f.usd(r.usd_per_million_output_tokens, true) : "",
+      best == null ? "" : t.best_at.replace("{price}", () => f.usd(best, true)).replace("{users}", () => f.number(r.best_concurrency, 0)),
+      fits ? f.number(r.max_concurrency, 0) : "",
       r.reason_text,
     ];
   }
@@ -555,8 +559,8 @@ class Configurator {
     const { dir } = this.sort;
     const rows = Array.from(this.tbody.rows);
     const key = (tr) => {
-      if (col === "floor") return tr.dataset.tokS === "" ? null : Number(tr.dataset.tokS);
-      if (col === "price_month" || col === "price_hour") return Number(tr.dataset.priceMonth);
+      if (col === "per_user") return tr.dataset.tokS === "" ? null : Number(tr.dataset.tokS);
+      if (col === "price_month") return Number(tr.dataset.priceMonth);
       if (col === "memory") return Number(tr.dataset.cards);
       const text = tr.cells[index].textContent.trim();
       if (tr.cells[index].classList.contains("num")) {
@@ -643,17 +647,26 @@ class Configurator {
   }
 
   downloadCsv() {
-    const header = ["node", "gpu", "verdict", "cards", "tok_s_floor", "tok_s_with_allreduce", "price_month_usd", "price_hour_usd", "usd_per_million_tokens", "max_context", "reason"];
+    const header = [
+      "node", "gpu", "verdict", "cards", "decode_tok_s_per_user", "decode_tok_s_total", "ttft_s", "price_month_usd", "price_hour_usd",
+      "usd_per_million_output_tokens", "usd_per_million_input_tokens", "best_usd_per_million_output_tokens", "best_concurrency",
+      "max_concurrency", "max_context", "reason",
+    ];
     const quote = (v) => {
       const text = v == null || v === undefined ? "" : String(v);
       return /[",\n;]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
     };
     const rows = this.result
       ? this.result.rows.map((r) => [
-          r.node, r.gpu, r.verdict, r.cards_used ?? (r.verdict === "none" ? 0 : 1), r.tok_s_floor ?? r.relative_speed, r.tok_s_with_allreduce,
-          r.price_month_usd, r.price_hour_usd, r.usd_per_million_tokens, r.max_context, r.reason_text,
+          r.node, r.gpu, r.verdict, r.cards_used ?? (r.verdict === "none" ? 0 : 1), r.decode_tok_s_per_user ?? r.relative_speed,
+          r.decode_tok_s_total, r.ttft_s, r.price_month_usd, r.price_hour_usd, r.usd_per_million_output_tokens,
+          r.usd_per_million_input_tokens, r.best_usd_per_million_output_tokens, r.best_concurrency, r.max_concurrency, r.max_context,
+          r.reason_text,
         ])
-      : Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, "", tr.dataset.priceMonth, "", "", "", tr.cells[10].textContent]);
+      : Array.from(this.tbody.rows, (tr) => [
+          tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, "", "", tr.dataset.priceMonth,
+          "", "", "", "", "", "", "", tr.cells[COLUMNS.length - 1].textContent,
+        ]);
     const csv = [header, ...rows].map((row) => row.map(quote).join(",")).join("\r\n") + "\r\n";
     const link = document.createElement("a");
     link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
