@@ -68,7 +68,8 @@ class Workload:
                 raise EngineError(
                     f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_TOKENS}, got {value!r}"
                 )
-        if self.input_tokens + self.output_tokens > self.context:
+        # The last token of an answer is never cached: a request needs input + output - 1 tokens.
+        if self.input_tokens + self.output_tokens - 1 > self.context:
             raise EngineError(
                 f"a request of {self.input_tokens} input and {self.output_tokens} output tokens does not fit "
                 f"a context of {self.context} tokens"
@@ -586,11 +587,11 @@ def workload(
     if kv_cache == "fp8" and chosen_runtime.kind != "server":
         raise EngineError(f"{chosen_runtime.name} has no FP8 KV cache option here; use auto")
     context = a.default_context if context is None else context
-    if isinstance(context, int) and not isinstance(context, bool) and context >= 2:
+    if isinstance(context, int) and not isinstance(context, bool) and context >= 1:
         if output_tokens is None:
             output_tokens = min(a.default_output_tokens, max(1, context // 4))
         if input_tokens is None:
-            input_tokens = max(1, min(a.default_input_tokens, context - output_tokens))
+            input_tokens = max(1, min(a.default_input_tokens, context + 1 - output_tokens))
     forced = None
     if layout is not None:
         tp, pp, ep = layout

@@ -1,0 +1,155 @@
+"""The serving model, one mechanic at a time, each against a figure from outside the engine.
+
+Published figures used here: Llama 3.1 8B has 8.03 B parameters and a 128,256 x 4,096
+embedding table; Llama 3.3 70B has 80 layers and a hidden size of 8,192 (160 all-reduces of
+16 KiB per token at two per layer: formulas sheet, Megatron-LM); Mixtral 8x7B has 46.7 B
+parameters, 12.9 B active (Mistral AI), 8 experts with 2 chosen per token. The ring all-reduce
+time is nccl-tests' model (doc/PERFORMANCE.md): 2(n-1) latencies and 2(n-1)/n of the bytes.
+"""
+
+import dataclasses
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from macros.fitengine import allreduce_seconds, fit_all, fit_node, group_link, workload
+from macros.fitengine.fit import replica
+from macros.fitengine.layout import Layout
+
+
+def ideal(catalog):
+    """The catalog with a vLLM that reaches its card's peaks and pays no fixed costs."""
+    vllm = dataclasses.replace(
+        catalog.runtimes["vllm"],
+        bandwidth_efficiency=1.0,
+        compute_efficiency=1.0,
+        layer_overhead_s=0.0,
+        moe_layer_overhead_s=0.0,
+        request_overhead_s=0.0,
+    )
+    return dataclasses.replace(catalog, runtimes={**catalog.runtimes, "vllm": vllm})
+
+
+def test_a_single_stream_step_reads_the_weights_once_at_the_cards_bandwidth(catalog):
+    c = ideal(catalog)
+    node = c.node("4x-h100-sxm")
+    serving = replica(c, workload(c, "llama-3.1-8b", "bf16"), node, Layout(1))
+    step = serving.decode_step(1, 1)
+    # 8.03 B parameters, the embedding table (128,256 x 4,096) read one row at a time, 2 bytes each.
+    read = 2 * (8.03e9 - 128256 * 4096)
+    bandwidth = c.gpus["h100-sxm"].memory_bandwidth_gbps * 1e9
+    assert step.memory == pytest.approx(read / bandwidth, rel=0.01)
+    assert step.bound == "memory"
+
+
+def test_a_large_batch_is_bound_by_compute(catalog):
+    c = ideal(catalog)
+    serving = replica(c, workload(c, "llama-3.1-8b", "bf16", concurrency=512), c.node("4x-h100-sxm"), Layout(1))
+    step = serving.decode_step(512, 1)
+    # Two operations per parameter and token, at the card's dense BF16 rate.
+    work = 2 * (8.03e9 - 128256 * 4096) * 512 / (c.gpus["h100-sxm"].bf16_tflops * 1e12)
+    assert step.compute == pytest.approx(work, rel=0.01)
+    assert step.bound == "compute"
+
+
+def test_experts_touched_grow_with_the_batch(catalog):
+    c = ideal(catalog)
+    serving = replica(c, workload(c, "mixtral-8x7b", "bf16"), c.node("1x-h200-nvl"), Layout(1))
+    embeddings = 32000 * 4096
+    # One token: its 2 experts of 8, i.e. the 12.9 B active parameters.
+    assert serving.weights_read(1) == pytest.approx(2 * (12.9e9 - embeddings), rel=0.015)
+    # 64 tokens: 8 x (1 - (6/8)^64) of 8 experts, all of them in practice: the 46.7 B total.
+    assert serving.weights_read(64) == pytest.approx(2 * (46.7e9 - embeddings), rel=0.015)
+    # Four tokens: 8 x (1 - 0.75^4) = 5.47 experts per layer.
+    share = 1 - 0.75**4
+    expert_params = (46.7e9 - 12.9e9) * 8 / 6  # a token leaves 6 of the 8 experts unread
+    shared = 46.7e9 - expert_params
+    assert serving.weights_read(4) == pytest.approx(2 * (shared + share * expert_params - embeddings), rel=0.02)
+
+
+def test_tensor_parallel_decode_pays_two_all_reduces_per_layer(catalog):
+    c = ideal(catalog)
+    node = c.node("8x-h100-sxm")
+    serving = replica(c, workload(c, "llama-3.3-70b", "bf16", layout=(8, 1, 1)), node, Layout(8))
+    link = group_link(c, node, 8)
+    one = allreduce_seconds(8192 * 2, 8, link)
+    assert one == pytest.approx(14 * link.latency_s + 14 / 8 * 16384 / (link.per_direction_gbps * 1e9))
+    assert serving.decode_step(1, 1).communication == pytest.approx(160 * one)
+
+
+def test_prefill_is_compute_bound_and_sets_the_first_token(catalog):
+    c = ideal(catalog)
+    node = c.node("8x-h100-sxm")
+    work = workload(c, "llama-3.3-70b", "bf16", 16384, layout=(8, 1, 1), input_tokens=8192, output_tokens=256)
+    serving = replica(c, work, node, Layout(8))
+    matmul = 2 * (70.55e9 - 128256 * 8192) * 8192 / 8 / (c.gpus["h100-sxm"].bf16_tflops * 1e12)
+    seconds = serving.prefill_seconds(8192)
+    assert seconds > matmul
+    # Attention, the weights read once per chunk and the all-reduces add, but less than the work itself.
+    assert seconds < 2 * matmul
+    row = fit_node(c, work, node)
+    assert row.ttft_s == pytest.approx(seconds)
+
+
+def test_users_are_spread_over_replicas(catalog):
+    work16 = workload(catalog, "llama-3.1-8b", "bf16", concurrency=16)
+    work8 = workload(catalog, "llama-3.1-8b", "bf16", concurrency=8)
+    eight = fit_node(catalog, work16, catalog.node("8x-h100-sxm"))
+    four = fit_node(catalog, work8, catalog.node("4x-h100-sxm"))
+    assert (eight.replicas, eight.concurrency_per_replica) == (8, 2)
+    assert (four.replicas, four.concurrency_per_replica) == (4, 2)
+    assert eight.decode_tok_s_total == pytest.approx(2 * four.decode_tok_s_total)
+    assert eight.decode_tok_s_per_user == pytest.approx(four.decode_tok_s_per_user)
+    uneven = fit_node(catalog, workload(catalog, "llama-3.1-8b", "bf16", concurrency=10), catalog.node("8x-h100-sxm"))
+    assert uneven.concurrency_per_replica == 2  # two replicas serve two users, six serve one
+    assert eight.decode_tok_s_total > uneven.decode_tok_s_total > four.decode_tok_s_total
+
+
+def test_time_to_first_token_grows_with_the_prompt_and_the_users(catalog):
+    node = catalog.node("4x-h100-sxm")
+
+    def ttft(users, prompt):
+        work = workload(
+            catalog, "llama-3.3-70b", "fp8", 16384, users, input_tokens=prompt, output_tokens=200, layout=(4, 1, 1)
+        )
+        return fit_node(catalog, work, node)
+
+    short, long, busy = ttft(1, 1000), ttft(1, 8000), ttft(32, 8000)
+    assert short.ttft_s < long.ttft_s < busy.ttft_s
+
+
+# --- no row above what the card can do ----------------------------------------------------
+
+MODELS = st.sampled_from(
+    ["llama-3.1-8b", "llama-3.3-70b", "qwen3-235b-a22b", "deepseek-v3", "gemma-3-27b", "gpt-oss-120b", "mixtral-8x7b"]
+)
+FORMATS = st.sampled_from(["bf16", "fp8", "awq-int4", "gguf-q4_k_m", "mxfp4", "gguf-q8_0"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    model=MODELS,
+    fmt=FORMATS,
+    context=st.sampled_from([1024, 4096, 16384, 32768]),
+    users=st.sampled_from([1, 2, 8, 32, 128, 1024]),
+)
+def test_no_row_is_faster_than_its_cards(catalog, model, fmt, context, users):
+    """Per user: a step reads at least the active weights (at the format's fewest bits) over the
+    replica's cards' bandwidth. In total: every token needs two operations per active
+    parameter, at the cards' highest dense rate."""
+    context = min(context, catalog.llms[model].max_context)
+    llm = catalog.llms[model]
+    f = catalog.formats[fmt]
+    weights = (llm.params.active - llm.params.embeddings) * min(f.bits_per_weight, 16) / 8
+    for r in fit_all(catalog, workload(catalog, model, fmt, context, users)):
+        if r.verdict == "none":
+            continue
+        gpu = catalog.gpus[r.gpu]
+        bandwidth = r.tensor_parallel * gpu.memory_bandwidth_gbps * 1e9
+        assert r.decode_tok_s_per_user <= bandwidth / weights, r.node
+        peak = max(gpu.bf16_tflops, gpu.fp8_tflops or 0) * 1e12
+        cards = r.cards_used * r.replicas
+        assert r.decode_tok_s_total <= cards * peak / (2 * (llm.params.active - llm.params.embeddings)), r.node
+        assert math.isfinite(r.ttft_s) and r.ttft_s > 0

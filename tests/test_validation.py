@@ -1,0 +1,85 @@
+"""The engine held against published measurements (catalog/validation/records.yaml).
+
+The records copy reference/measurements.yaml (the shared file of published measurements, each
+with its source and quote) and add a few found for setups it lacks; each is mapped to the
+catalog or says why it cannot be. The bounds are a floor's: a speed at most 1.1 x the measured
+one and at least a third of it; a time to first token at least 0.9 x and at most 3 x.
+"""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from macros.validation import SPEED_BOUNDS, TIME_BOUNDS, check_all, check_record, records
+
+from .conftest import ROOT
+
+SHARED = ROOT.parent / "shared" / "reference" / "measurements.yaml"
+RECORDS = records()
+
+
+def test_every_shared_record_is_copied_whole_and_mapped_or_explained():
+    assert SHARED.is_file(), f"the shared measurements are missing: {SHARED}"
+    shared = {r["id"]: r for r in yaml.safe_load(SHARED.read_text(encoding="utf-8"))}
+    ours = {r["id"]: r for r in RECORDS if r["origin"] == "shared"}
+    assert ours.keys() == shared.keys()
+    for rid, record in shared.items():
+        for key in ("value", "unit", "source", "quote", "what", "kind"):
+            assert ours[rid][key] == record[key], (rid, key)
+        assert ("unmapped" in ours[rid]) != ("measure" in ours[rid]), rid
+
+
+def test_extra_records_carry_their_source_and_quote():
+    for record in RECORDS:
+        if record["origin"] == "extra":
+            assert ("/" in record["source"]) and len(record["quote"]) > 10, record["id"]
+            assert str(record["value"]).split()[0].replace(".", "").isdigit() or record["kind"] in ("fits", "oom")
+
+
+@pytest.mark.parametrize("record", [r for r in RECORDS if "measure" in r], ids=lambda r: r["id"])
+def test_the_engine_keeps_within_a_floors_bounds(catalog, record):
+    check = check_record(catalog, record)
+    if check.measure in ("fits", "oom"):
+        assert check.ok, f"{record['id']}: the engine says {check.engine_row['verdict']}"
+        return
+    low, high = TIME_BOUNDS if check.measure == "ttft_ms" else SPEED_BOUNDS
+    assert check.engine is not None, f"{record['id']}: no answer ({check.engine_row['reason']})"
+    assert low <= check.ratio <= high, f"{record['id']}: engine {check.engine:.1f} vs published {check.published}"
+
+
+def test_unmapped_records_say_why_and_superseded_ones_name_a_faster_record(catalog):
+    by_id = {r["id"]: r for r in RECORDS}
+    for record in RECORDS:
+        if "unmapped" not in record:
+            continue
+        assert len(record["unmapped"]) > 20, record["id"]
+        later = record.get("superseded_by")
+        if later:
+            assert later in by_id and "measure" in by_id[later], record["id"]
+            old = float(str(record["value"]).split("-")[0])
+            new = check_record(catalog, by_id[later]).published
+            assert float(new) > 3 * old, (record["id"], later)
+
+
+def test_the_issue_cases_are_floors(catalog):
+    """DeepSeek V3 FP8 on 8 x H200 at one user, gpt-oss-120b on one A100, Llama 70B on four cards
+    at one batch of 8 and at 80 users: each mapped and within its bounds."""
+    checks = {c.id: c for c in check_all(catalog)}
+    for rid in (
+        "ds-r1-inspur-sglang043-h200class-single-user",
+        "ds-r1-sglang043-8xh200-single-user",
+        "gpt-oss-120b-vllm-gptoss-1xa100-tp1",
+        "vllm-buildkite-l3-70b-h200-tp4-bs8-latency",
+        "llama3-70b-bf16-vllm054-4xa100-tp4-burst80",
+    ):
+        assert checks[rid].ok and checks[rid].ratio <= SPEED_BOUNDS[1], rid
+
+
+def test_configs_for_models_outside_the_catalog_match_their_published_sizes():
+    from macros.fitengine import from_hf_config
+
+    published = {"qwen2.5-7b": 7.61e9, "qwen3-8b": 8.19e9}  # Qwen's model cards
+    for name, total in published.items():
+        config = yaml.safe_load((Path(ROOT) / "catalog" / "validation" / "configs" / f"{name}.json").read_text())
+        assert from_hf_config(config).params.total == pytest.approx(total, rel=0.005)
