@@ -46,3 +46,24 @@ def test_tied_embeddings_are_counted_once(catalog):
     gemma = catalog.llms["gemma-3-27b"].params
     assert gemma.lm_head == 0
     assert gemma.total == pytest.approx(27e9, rel=0.005)
+
+
+# Published totals (and active counts) whose configs need more than the common keys:
+# Qwen2-57B-A14B (Qwen: 57B total, 14B active; shared expert of its own width), within 1 %;
+# Llama 4 Scout 109B / 17B and Maverick 400B / 17B (Meta), within 2 %: Meta's totals include the
+# vision encoder, which the count leaves out (34 layers of width 1,408 in vision_config, about
+# 0.9B), so the language model alone comes out slightly under Scout's 109B.
+WIDER = {
+    "qwen2-57b-a14b": (57e9, 14e9, 0.01),
+    "llama-4-scout": (109e9, 17e9, 0.02),
+    "llama-4-maverick": (400e9, 17e9, 0.02),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WIDER))
+def test_shared_experts_and_interleaved_layers_match_published_totals(name):
+    config = json.loads((FIXTURES / "configs" / f"{name}.json").read_text())
+    params = from_hf_config(config).params
+    total, active, tolerance = WIDER[name]
+    assert params.total == pytest.approx(total, rel=tolerance)
+    assert params.active == pytest.approx(active, rel=0.03)

@@ -29,10 +29,16 @@ class Moe:
     top_k: int
     expert_intermediate: int
     shared_experts: int = 0
-    dense_layers: int = 0  # leading layers with a dense MLP instead of experts
+    dense_layers: int = 0  # layers with a dense MLP (of `Architecture.intermediate`) instead of experts
     expert_bias: bool = False  # biases on the expert projections (gpt-oss)
     router_bias: bool = False
     router_score_bias: bool = False  # DeepSeek-V3's e_score_correction_bias
+    shared_intermediate: int = 0  # width of each shared expert; 0 when it is the routed experts' width
+    shared_expert_gate: bool = False  # Qwen2-MoE: a one-output gate scaling the shared expert
+
+    @property
+    def shared_width(self) -> int:
+        return self.shared_intermediate or self.expert_intermediate
 
 
 @dataclass(frozen=True)
@@ -54,12 +60,17 @@ class Architecture:
     norms_per_layer: int = 2
     sliding_window: int = 0  # tokens kept by local layers; 0 when every layer is global
     local_layers: int = 0  # how many layers use the sliding window
+    chunked_attention: bool = False  # local layers attend within fixed chunks of `sliding_window` tokens (Llama 4)
     mla: Mla | None = None
     moe: Moe | None = None
 
     @property
     def global_layers(self) -> int:
         return self.layers - self.local_layers
+
+
+# The parts a weight format or a checkpoint may treat differently (keep in 16-bit, quantize).
+PARTS = ("embeddings", "lm_head", "attention", "mlp", "experts")
 
 
 @dataclass(frozen=True)
@@ -127,7 +138,8 @@ def count_params(a: Architecture) -> Params:
     one_expert = _gated_mlp(a.hidden, m.expert_intermediate, m.expert_bias)
     router = a.hidden * m.experts + (m.experts if m.router_bias else 0)
     router += m.experts if m.router_score_bias else 0
-    shared = m.shared_experts * _gated_mlp(a.hidden, m.expert_intermediate)
+    shared = m.shared_experts * _gated_mlp(a.hidden, m.shared_width)
+    shared += a.hidden if m.shared_expert_gate and m.shared_experts else 0
     mlp = m.dense_layers * _gated_mlp(a.hidden, a.intermediate) + moe_layers * (router + shared) + norms
     experts = moe_layers * m.experts * one_expert
     experts_active = moe_layers * m.top_k * one_expert

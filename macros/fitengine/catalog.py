@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from .architecture import Architecture, Mla, Moe, Params, count_params
+from .checkpoint import Checkpoint
 from .units import to_bytes
 
 
@@ -89,6 +90,12 @@ class Llm:
     native_format: str = "bf16"
     max_context: int = 131072
     params_override: Params | None = None  # for a model described by its totals alone
+    checkpoints: tuple[Checkpoint, ...] = ()  # published checkpoints that say what they keep in 16-bit
+    left_out: tuple[str, ...] = ()  # parts of the published model the count leaves out (a vision encoder)
+
+    def checkpoint(self, fmt_id: str) -> Checkpoint | None:
+        """The published checkpoint in format `fmt_id`, if the model has one that says how it is stored."""
+        return next((c for c in self.checkpoints if c.format == fmt_id), None)
 
     @cached_property
     def params(self) -> Params:
@@ -244,6 +251,23 @@ def _llm(m: dict[str, Any]) -> Llm:
         params_total=int(_v(m["params_total"])),
         native_format=m["native_format"],
         max_context=m["max_context"],
+        checkpoints=tuple(_checkpoint(c) for c in m.get("checkpoints", ())),
+    )
+
+
+def _checkpoint(c: dict[str, Any]) -> Checkpoint:
+    unquantized = c.get("unquantized")
+    block = c.get("block_size") or (0, 0)
+    return Checkpoint(
+        format=c["format"],
+        unquantized=None if unquantized is None else tuple(unquantized),
+        method=c.get("method", ""),
+        bits=c.get("bits", 0),
+        group_size=c.get("group_size", 0),
+        block_n=block[0],
+        block_k=block[1],
+        partly_unquantized=tuple(c.get("partly_unquantized", ())),
+        source=c["source"],
     )
 
 
