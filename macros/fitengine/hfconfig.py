@@ -78,9 +78,9 @@ def _text(cfg: dict[str, Any], key: str) -> str:
 # usual keys, and named when they do not.
 KNOWN_TYPES = frozenset(
     {
-        "llama", "llama4", "llama4_text", "mistral", "mixtral", "ministral", "qwen2", "qwen2_moe", "qwen3",
-        "qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss",
-        "phi3", "olmo2",
+        "llama", "llama4", "llama4_text", "mistral", "mistral3", "mixtral", "ministral", "ministral3",
+        "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text",
+        "deepseek_v2", "deepseek_v3", "gpt_oss", "phi3", "olmo2",
     }
 )  # fmt: skip
 _ATTENTION_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "attention")
