@@ -84,7 +84,7 @@ KNOWN_TYPES = frozenset(
     }
 )  # fmt: skip
 _ATTENTION_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "attention")
-_STATE_SPACE_KEYS = ("ssm_state_size", "mamba_d_state", "state_size", "linear_conv_kernel_dim", "ssm_cfg")
+_STATE_SPACE_KEYS = ("ssm_state_size", "mamba_d_state", "linear_conv_kernel_dim", "ssm_cfg")
 
 
 def _architecture_name(cfg: dict[str, Any]) -> str:
