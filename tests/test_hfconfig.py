@@ -162,3 +162,45 @@ def test_state_layers_are_refused_by_name():
     }
     with pytest.raises(EngineError, match=r"Qwen3_5ForConditionalGeneration.*'linear_attention'"):
         from_hf_config(cfg)
+
+
+NEW_KEYS = [
+    "moe_layers",
+    "interleave_moe_layer_step",
+    "intermediate_size_mlp",
+    "attention_chunk_size",
+    "no_rope_layers",
+    "no_rope_layer_interval",
+    "layer_types",
+    "shared_expert_intermediate_size",
+    "mlp_only_layers",
+    "decoder_sparse_step",
+    "max_window_layers",
+    "use_sliding_window",
+    "architectures",
+    "text_config",
+    "vision_config",
+]
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(NEW_KEYS),
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(min_value=-5, max_value=100),
+            st.text(max_size=12),
+            st.lists(
+                st.one_of(st.integers(min_value=-2, max_value=60), st.booleans(), st.text(max_size=20)), max_size=50
+            ),
+            st.dictionaries(st.text(max_size=8), st.integers(), max_size=3),
+        ),
+        max_size=6,
+    )
+)
+def test_layer_and_expert_keys_never_crash(overrides):
+    # Over a real MoE config (Qwen/Qwen2-57B-A14B), any value of the keys this reader interprets
+    # gives a model or a named refusal.
+    with contextlib.suppress(EngineError):
+        from_hf_config(config("qwen2-57b-a14b") | overrides)

@@ -184,7 +184,7 @@ def _moe_layers(cfg: dict[str, Any], layers: int) -> int:
     first_dense = _whole(cfg, "first_k_dense_replace", default=0, minimum=0, limit="num_hidden_layers")
     sparse_step = _whole(cfg, "decoder_sparse_step", default=1, limit="num_hidden_layers")
     only_mlp = cfg.get("mlp_only_layers")
-    dense = set(only_mlp) if isinstance(only_mlp, list) else set()
+    dense = {i for i in only_mlp if isinstance(i, int)} if isinstance(only_mlp, list) else set()
     return sum(1 for i in range(first_dense, layers) if i not in dense and (i + 1) % sparse_step == 0)
 
 
