@@ -301,6 +301,18 @@ def _llms(data: dict[str, Any]) -> Iterator[Problem]:
             yield Problem(
                 file, entry, "native_format", f"expected one of {', '.join(formats)}, got {model['native_format']!r}"
             )
+        seen: set[str] = set()
+        for i, checkpoint in enumerate(model.get("checkpoints", ())):
+            if formats and checkpoint["format"] not in formats:
+                yield Problem(
+                    file,
+                    entry,
+                    f"checkpoints[{i}].format",
+                    f"expected one of {', '.join(formats)}, got {checkpoint['format']!r}",
+                )
+            if checkpoint["format"] in seen:
+                yield Problem(file, entry, f"checkpoints[{i}].format", "expected one checkpoint per format")
+            seen.add(checkpoint["format"])
         a = model["architecture"]
         if a["heads"] % a["kv_heads"]:
             yield Problem(

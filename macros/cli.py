@@ -3,6 +3,8 @@
     fit    --model ID --format ID [--context TOKENS] [--concurrency N] [--catalog DIR] [--json]
            (--config PATH sizes a model from a Hugging Face config.json instead of --model)
     check  [--catalog DIR]
+    model  (--model ID | --config PATH) [--format ID] [--catalog DIR] [--json]
+           the model as the engine reads it: counts, attention, KV cache, experts, storage
     topo FILE --node ID [--json]        judge `nvidia-smi topo -m` output against a node
     nvlink FILE --node ID [--json]      judge `nvidia-smi nvlink --status` output
     allreduce FILE --node ID [--json]   judge nccl-tests' all_reduce_perf output
@@ -19,7 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from macros.catalog_loader import CATALOG_DIR, CatalogError, load_catalog
-from macros.fitengine import EngineError, check_measurement, fit_all, fit_diffusion, from_hf_config, render, workload
+from macros.fitengine import (
+    EngineError,
+    check_measurement,
+    describe,
+    fit_all,
+    fit_diffusion,
+    from_hf_config,
+    render,
+    workload,
+)
 from macros.fitengine.catalog import Catalog
 
 
@@ -54,6 +65,15 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--kv-cache", choices=("auto", "fp8"), help="KV cache precision (default: auto, 16-bit)")
     fit.add_argument("--catalog", type=Path, default=CATALOG_DIR, help="catalog folder (default: catalog/)")
     fit.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    model = sub.add_parser("model", help="the model as the engine reads it")
+    source = model.add_mutually_exclusive_group(required=True)
+    source.add_argument("--model", help="a language model id of the catalog")
+    source.add_argument("--config", type=Path, help="a Hugging Face config.json to read instead")
+    model.add_argument(
+        "--format", help="a format id: what stays 16-bit and the weights' size (default: the model's own)"
+    )
+    model.add_argument("--catalog", type=Path, default=CATALOG_DIR, help="catalog folder (default: catalog/)")
+    model.add_argument("--json", action="store_true", help="print JSON instead of text")
     check = sub.add_parser("check", help="validate a catalog")
     check.add_argument("--catalog", type=Path, default=CATALOG_DIR, help="catalog folder (default: catalog/)")
     for kind, what in MEASURED.items():
@@ -133,6 +153,73 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
     return rows
 
 
+def _model(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]:
+    """`describe` for a catalog model or a config.json, in the asked format (default: the model's own)."""
+    if args.config is not None:
+        try:
+            config = json.loads(args.config.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise EngineError(f"cannot read {args.config}: {exc.strerror}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise EngineError(f"{args.config} is not a JSON file: {exc}") from None
+        model = from_hf_config(config, name=args.config.name)
+    elif args.model in catalog.llms:
+        model = catalog.llms[args.model]
+    elif args.model in catalog.diffusion:
+        raise EngineError(f"{args.model!r} is an image or video model; `model` describes language models")
+    else:
+        raise EngineError(f"unknown model {args.model!r}; choose one of: {', '.join(catalog.llms)}")
+    fmt_id = args.format or model.native_format
+    if fmt_id not in catalog.formats:
+        raise EngineError(f"unknown format {fmt_id!r}; choose one of: {', '.join(catalog.formats)}")
+    return describe(model, catalog.formats[fmt_id], catalog.assumptions.kv_bytes)
+
+
+def _model_text(d: dict[str, Any]) -> str:
+    att = d["attention"]
+    lines = [
+        d["name"],
+        f"  parameters   {d['params_total']:,} total, {d['params_active']:,} active per token",
+        f"  layers       {d['layers']} (hidden {d['hidden']:,}, vocabulary {d['vocab']:,}, context {d['max_context']:,})",
+    ]
+    heads = f"{att['heads']} heads, {att['kv_heads']} KV heads of {att['head_dim']}"
+    if att["kind"] == "mla":
+        heads = f"{att['heads']} heads, latent {att['kv_lora_rank']} + rope {att['qk_rope_head_dim']} cached"
+    if att["local_layers"]:
+        heads += f"; {att['local_layers']} {att['local_kind']} layers of {att['window']:,} tokens"
+    lines.append(f"  attention    {att['kind']}: {heads}")
+    kv = d["kv_bytes_per_token"]
+    parts = [f"{kind} {count:,} B" for kind, count in kv.items()]
+    lines.append(f"  KV cache     per token, {d['kv_bytes_per_value']} B per value: {', '.join(parts)}")
+    moe = d["moe"]
+    if moe:
+        text = f"{moe['experts']} routed, top-{moe['top_k']}, width {moe['expert_intermediate']:,}"
+        if moe["shared_experts"]:
+            text += f"; {moe['shared_experts']} shared of width {moe['shared_intermediate']:,}"
+        text += f"; {moe['moe_layers']} MoE layers"
+        if moe["dense_layers"]:
+            text += f", {moe['dense_layers']} dense of width {moe['dense_intermediate']:,}"
+        lines.append(f"  experts      {text}")
+    storage = d["storage"]
+    kept = ", ".join(storage["unquantized"]) or "nothing"
+    lines.append(
+        f"  format       {storage['format']}: in 16-bit: {kept} (from the {storage['unquantized_from']}); "
+        f"weights {storage['weight_bytes'] / 1e9:,.1f} GB"
+    )
+    for c in d["checkpoints"]:
+        layout = [f"method {c['method']}"] if c["method"] else []
+        if c["block_size"]:
+            layout.append(f"blocks {c['block_size'][0]} x {c['block_size'][1]}")
+        if c["group_size"]:
+            layout.append(f"groups of {c['group_size']}")
+        if c["partly_unquantized"]:
+            layout.append(f"16-bit in some layers: {', '.join(c['partly_unquantized'])}")
+        lines.append(f"  checkpoint   {c['format'] or '(no catalog format)'}: {'; '.join(layout) or 'as the format'}")
+    if d["left_out"]:
+        lines.append(f"  not counted  {', '.join(d['left_out'])}")
+    return "\n".join(lines)
+
+
 def _number(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
@@ -181,6 +268,14 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"catalog OK: {len(catalog.gpus)} GPUs, {len(catalog.nodes)} nodes, {len(catalog.llms) + len(catalog.diffusion)} models, {len(catalog.formats)} formats"
         )
+        return 0
+    if args.command == "model":
+        try:
+            described = _model(args, catalog)
+        except EngineError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(described, indent=2, ensure_ascii=False) if args.json else _model_text(described))
         return 0
     try:
         if args.command in MEASURED:

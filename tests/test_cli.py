@@ -167,3 +167,57 @@ def test_fp8_kv_cache_holds_more_users(catalog):
     # One byte per cached value instead of two (catalog assumptions): about twice the users.
     a = catalog.assumptions
     assert fp8["max_concurrency"] >= auto["max_concurrency"] * a.kv_bytes / a.kv_bytes_fp8 * 0.95
+
+
+def test_model_json_from_a_config():
+    # Qwen/Qwen2-57B-A14B config.json: published 57B total, 14B active; 64 experts, top-8, a shared expert.
+    out = run("model", "--config", str(FIXTURES / "configs" / "qwen2-57b-a14b.json"), "--json")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert abs(d["params_total"] - 57e9) < 0.01 * 57e9
+    assert d["layers"] == 28 and d["attention"]["kind"] == "gqa"
+    assert (d["moe"]["experts"], d["moe"]["top_k"], d["moe"]["shared_experts"]) == (64, 8, 1)
+    assert d["storage"]["format"] == "bf16" and d["storage"]["unquantized"] == []
+
+
+def test_model_text_names_what_stays_16_bit():
+    out = run("model", "--model", "gpt-oss-120b", "--format", "mxfp4")
+    assert out.returncode == 0, out.stderr
+    storage = next(line for line in out.stdout.splitlines() if line.strip().startswith("format"))
+    assert "attention" in storage and "checkpoint" in storage
+    assert "KV cache" in out.stdout and "sliding" in out.stdout
+
+
+def test_model_of_a_quantized_config_defaults_to_its_format():
+    # openai/gpt-oss-20b config.json: quant_method mxfp4.
+    out = run("model", "--config", str(FIXTURES / "configs" / "gpt-oss-20b.json"), "--json")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["storage"]["format"] == "mxfp4" and d["storage"]["unquantized_from"] == "checkpoint"
+    assert d["checkpoints"][0]["method"] == "mxfp4"
+
+
+def test_model_errors_exit_2(tmp_path):
+    bad_json = tmp_path / "config.json"
+    bad_json.write_text("{not json")
+    cases = [
+        ("model", "--model", "no-such-model"),
+        ("model", "--model", "llama-3.1-8b", "--format", "no-such-format"),
+        ("model", "--model", "flux.1-dev"),
+        ("model", "--config", str(tmp_path / "missing.json")),
+        ("model", "--config", str(bad_json)),
+        ("model", "--config", str(FIXTURES / "configs" / "gpt-j-6b.json")),
+        ("model",),
+    ]
+    for args in cases:
+        out = run(*args)
+        assert out.returncode == 2, (args, out.stdout)
+        assert out.stderr.strip(), args
+    unsupported = run("model", "--config", str(FIXTURES / "configs" / "gpt-j-6b.json"))
+    assert "GPTJForCausalLM" in unsupported.stderr
+
+
+def test_model_with_an_invalid_catalog_exits_1(catalog_copy):
+    (catalog_copy / "models.yaml").write_text("llms: []\n")
+    out = run("model", "--model", "llama-3.1-8b", "--catalog", str(catalog_copy))
+    assert out.returncode == 1

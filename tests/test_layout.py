@@ -33,7 +33,7 @@ def test_qwen3_235b_fp8_never_gets_a_layout_vllm_refuses(catalog):
     """vLLM refuses TP 8 for the FP8 checkpoint: "192 is not divisible by weight quantization
     block_n = 128" (the expert width 1,536 / 8); GPUStack's page adds expert parallelism for TP 8."""
     model = catalog.llms["qwen3-235b-a22b"]
-    block = dict((c.format, c.block) for c in model.checkpoints)["fp8"]
+    block = model.checkpoint("fp8").block_n
     width = model.architecture.moe.expert_intermediate
     for context, users in ((4096, 1), (8192, 8), (32768, 16), (16384, 64)):
         for r in fit_all(catalog, workload(catalog, model.id, "fp8", context, users)):

@@ -7,6 +7,8 @@ in the reader's browser (Pyodide). Nothing here imports from the rest of `macros
 from .api import answer, check_measurement, link_class
 from .architecture import Architecture, Mla, Moe, Params, count_params
 from .catalog import Catalog, DiffusionModel, Format, Gpu, Llm, Node
+from .checkpoint import Checkpoint, unquantized_parts
+from .describe import describe
 from .diffusion import DiffusionFit, fit_diffusion
 from .errors import EngineError
 from .fit import NodeFit, Workload, fit_all, fit_node, workload
@@ -23,6 +25,7 @@ __all__ = [
     "MIB",
     "Architecture",
     "Catalog",
+    "Checkpoint",
     "DiffusionFit",
     "DiffusionModel",
     "EngineError",
@@ -42,6 +45,7 @@ __all__ = [
     "check_measurement",
     "count_params",
     "decode_floor",
+    "describe",
     "fit_all",
     "fit_diffusion",
     "fit_node",
@@ -53,6 +57,7 @@ __all__ = [
     "kv_bytes_per_token",
     "link_class",
     "render",
+    "unquantized_parts",
     "weight_bytes",
     "workload",
 ]

@@ -29,10 +29,16 @@ class Moe:
     top_k: int
     expert_intermediate: int
     shared_experts: int = 0
-    dense_layers: int = 0  # leading layers with a dense MLP instead of experts
+    dense_layers: int = 0  # layers with a dense MLP (of `Architecture.intermediate`) instead of experts
     expert_bias: bool = False  # biases on the expert projections (gpt-oss)
     router_bias: bool = False
     router_score_bias: bool = False  # DeepSeek-V3's e_score_correction_bias
+    shared_intermediate: int = 0  # width of each shared expert; 0 when it is the routed experts' width
+    shared_expert_gate: bool = False  # Qwen2-MoE: a one-output gate scaling the shared expert
+
+    @property
+    def shared_width(self) -> int:
+        return self.shared_intermediate or self.expert_intermediate
 
 
 @dataclass(frozen=True)
@@ -54,12 +60,17 @@ class Architecture:
     norms_per_layer: int = 2
     sliding_window: int = 0  # tokens kept by local layers; 0 when every layer is global
     local_layers: int = 0  # how many layers use the sliding window
+    chunked_attention: bool = False  # local layers attend within fixed chunks of `sliding_window` tokens (Llama 4)
     mla: Mla | None = None
     moe: Moe | None = None
 
     @property
     def global_layers(self) -> int:
         return self.layers - self.local_layers
+
+
+# The parts a weight format or a checkpoint may treat differently (keep in 16-bit, quantize).
+PARTS = ("embeddings", "lm_head", "attention", "mlp", "experts")
 
 
 @dataclass(frozen=True)
@@ -127,8 +138,33 @@ def count_params(a: Architecture) -> Params:
     one_expert = _gated_mlp(a.hidden, m.expert_intermediate, m.expert_bias)
     router = a.hidden * m.experts + (m.experts if m.router_bias else 0)
     router += m.experts if m.router_score_bias else 0
-    shared = m.shared_experts * _gated_mlp(a.hidden, m.expert_intermediate)
+    shared = m.shared_experts * _gated_mlp(a.hidden, m.shared_width)
+    shared += a.hidden if m.shared_expert_gate and m.shared_experts else 0
     mlp = m.dense_layers * _gated_mlp(a.hidden, a.intermediate) + moe_layers * (router + shared) + norms
     experts = moe_layers * m.experts * one_expert
     experts_active = moe_layers * m.top_k * one_expert
     return Params(embeddings, lm_head, attention, mlp, experts, experts_active)
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def padded_expert_params(a: Architecture, tp: int, intermediate_multiple: int, hidden_multiple: int = 1) -> int:
+    """Routed-expert parameters as a MoE kernel allocates them over `tp` cards, padding included.
+
+    Some kernels pad each card's slice of an expert: vLLM's MXFP4 MoE rounds the intermediate
+    width per card up to a multiple of 64 (Triton kernels), 128 (ROCm) or 256 with the hidden
+    size to 256 too (FlashInfer on Blackwell) (vllm/model_executor/layers/quantization/mxfp4.py,
+    `create_weights`). The multiples belong to the runtime; with multiples of 1 this is
+    `count_params(a).experts`.
+    """
+    if a.moe is None:
+        return 0
+    m = a.moe
+    per_card = _round_up(-(-m.expert_intermediate // tp), intermediate_multiple)
+    hidden = _round_up(a.hidden, hidden_multiple)
+    one_expert = 3 * hidden * per_card * tp
+    if m.expert_bias:
+        one_expert += 2 * per_card * tp + hidden
+    return (a.layers - m.dense_layers) * m.experts * one_expert

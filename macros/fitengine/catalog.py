@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from .architecture import Architecture, Mla, Moe, Params, count_params
+from .checkpoint import Checkpoint
 from .units import to_bytes
 
 
@@ -113,15 +114,6 @@ class Runtime:
 
 
 @dataclass(frozen=True)
-class Checkpoint:
-    """What a model's published checkpoint in a format changes (0: nothing)."""
-
-    format: str
-    block: int = 0  # quantization block each card's slice must hold whole
-    intermediate: int = 0  # MLP width padded so that tensor-parallel slices split evenly
-
-
-@dataclass(frozen=True)
 class Llm:
     id: str
     name: str
@@ -129,8 +121,13 @@ class Llm:
     params_total: int
     native_format: str = "bf16"
     max_context: int = 131072
-    checkpoints: tuple[Checkpoint, ...] = ()  # what published checkpoints change, per format
     params_override: Params | None = None  # for a model described by its totals alone
+    checkpoints: tuple[Checkpoint, ...] = ()  # published checkpoints that say how they are stored
+    left_out: tuple[str, ...] = ()  # parts of the published model the count leaves out (a vision encoder)
+
+    def checkpoint(self, fmt_id: str) -> Checkpoint | None:
+        """The published checkpoint in format `fmt_id`, if the model has one that says how it is stored."""
+        return next((c for c in self.checkpoints if c.format == fmt_id), None)
 
     @cached_property
     def params(self) -> Params:
@@ -318,10 +315,24 @@ def _llm(m: dict[str, Any]) -> Llm:
         params_total=int(_v(m["params_total"])),
         native_format=m["native_format"],
         max_context=m["max_context"],
-        checkpoints=tuple(
-            Checkpoint(fmt, int(c.get("block", 0)), int(c.get("intermediate", 0)))
-            for fmt, c in sorted((m.get("checkpoints") or {}).items())
-        ),
+        checkpoints=tuple(_checkpoint(c) for c in m.get("checkpoints", ())),
+    )
+
+
+def _checkpoint(c: dict[str, Any]) -> Checkpoint:
+    unquantized = c.get("unquantized")
+    block = c.get("block_size") or (0, 0)
+    return Checkpoint(
+        format=c["format"],
+        unquantized=None if unquantized is None else tuple(unquantized),
+        method=c.get("method", ""),
+        bits=c.get("bits", 0),
+        group_size=c.get("group_size", 0),
+        block_n=block[0],
+        block_k=block[1],
+        partly_unquantized=tuple(c.get("partly_unquantized", ())),
+        intermediate=c.get("intermediate", 0),
+        source=c["source"],
     )
 
 

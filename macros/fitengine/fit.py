@@ -17,6 +17,7 @@ from typing import Any
 
 from .architecture import Params
 from .catalog import Catalog, Format, Gpu, Llm, Node, Runtime
+from .checkpoint import unquantized_parts
 from .errors import EngineError
 from .layout import Layout, candidates, refusal
 from .memory import kv_bytes_per_card, runtime_reserve_bytes, weight_bytes
@@ -150,15 +151,19 @@ def format_support(gpu: Gpu, fmt: Format, is_moe: bool) -> Reason | None:
 
 
 def quant_block(model: Llm, fmt: Format) -> int:
-    """The quantization block each card's slice must hold whole: the checkpoint's, else the format's group."""
-    checkpoint = next((c for c in model.checkpoints if c.format == fmt.id), None)
-    return checkpoint.block if checkpoint and checkpoint.block else fmt.group_size
+    """The quantization block or group each card's slice must hold whole: the checkpoint's, else the format's."""
+    checkpoint = model.checkpoint(fmt.id)
+    if checkpoint is not None:
+        block = max(checkpoint.block_n, checkpoint.block_k, checkpoint.group_size)
+        if block:
+            return block
+    return fmt.group_size
 
 
 def as_published(model: Llm, fmt: Format) -> Llm:
     """The model as its published checkpoint in `fmt` is shaped (an MLP width padded to split evenly)."""
-    checkpoint = next((c for c in model.checkpoints if c.format == fmt.id and c.intermediate), None)
-    if checkpoint is None:
+    checkpoint = model.checkpoint(fmt.id)
+    if checkpoint is None or not checkpoint.intermediate:
         return model
     arch = dataclasses.replace(model.architecture, intermediate=checkpoint.intermediate)
     return dataclasses.replace(model, architecture=arch, params_override=None)
@@ -175,7 +180,8 @@ class _Sizing:
         self.arch = work.model.architecture
         self.params: Params = work.model.params
         self.kv_bytes = a.kv_bytes_fp8 if work.kv_cache == "fp8" else a.kv_bytes
-        self.weights = weight_bytes(self.params, work.format)
+        self.unquantized = unquantized_parts(work.model, work.format)
+        self.weights = weight_bytes(self.params, work.format, self.unquantized)
         utilization = work.memory_utilization if work.memory_utilization is not None else runtime.memory_utilization
         self.capacity = gpu.memory_usable_bytes * utilization
         activations = runtime_reserve_bytes(
@@ -404,6 +410,7 @@ def _new_serving(
         runtime=runtime,
         layout=layout,
         kv_bytes=sizing.kv_bytes,
+        unquantized=sizing.unquantized,
         activation_bytes=a.activation_bytes,
         allreduces_per_layer=a.allreduces_per_layer,
         tp_link=group_link(catalog, node, layout.tp) if layout.tp > 1 else None,

@@ -4,38 +4,47 @@ from __future__ import annotations
 
 import math
 
-from .architecture import Architecture, Params
+from .architecture import PARTS, Architecture, Params
 from .catalog import Format
 
-# Parts of a model a format may leave at 16 bits (catalog formats' `unquantized`).
-PARTS = ("embeddings", "lm_head", "attention", "mlp", "experts")
 UNQUANTIZED_BITS = 16.0
 
 
-def bits_for(fmt: Format, part: str) -> float:
-    """Bits per weight the format gives to a part of the model."""
-    return UNQUANTIZED_BITS if part in fmt.unquantized else fmt.bits_per_weight
+def bits_for(fmt: Format, part: str, unquantized: tuple[str, ...] | None = None) -> float:
+    """Bits per weight the format gives to a part of the model.
+
+    `unquantized`: the parts kept in 16-bit (a checkpoint's, see `checkpoint.unquantized_parts`);
+    the format's own `unquantized` when not given.
+    """
+    kept = fmt.unquantized if unquantized is None else unquantized
+    return UNQUANTIZED_BITS if part in kept else fmt.bits_per_weight
 
 
-def weight_bytes(params: Params, fmt: Format) -> float:
+def weight_bytes(params: Params, fmt: Format, unquantized: tuple[str, ...] | None = None) -> float:
     """Bytes of all weights under the format (MoE: every expert counts)."""
-    return sum(getattr(params, part) * bits_for(fmt, part) for part in PARTS) / 8
+    return sum(getattr(params, part) * bits_for(fmt, part, unquantized) for part in PARTS) / 8
 
 
 def active_weight_bytes(
-    params: Params, fmt: Format, experts_read: float | None = None, tokens: int = 1, vocab: int = 0
+    params: Params,
+    fmt: Format,
+    experts_read: float | None = None,
+    unquantized: tuple[str, ...] | None = None,
+    tokens: int = 1,
+    vocab: int = 0,
 ) -> float:
     """Bytes one step reads for `tokens` tokens: the weights it uses and the experts it touches.
 
     The embedding table is a lookup: with `vocab` given, a step reads one row per token rather
     than the whole table (the output head, a matrix product, is read whole).
     """
-    embeddings = params.embeddings * bits_for(fmt, "embeddings") / 8
-    shared = weight_bytes(params, fmt) - params.experts * bits_for(fmt, "experts") / 8 - embeddings
+    expert_bits = bits_for(fmt, "experts", unquantized)
+    embeddings = params.embeddings * bits_for(fmt, "embeddings", unquantized) / 8
+    shared = weight_bytes(params, fmt, unquantized) - params.experts * expert_bits / 8 - embeddings
     if experts_read is None:
         experts_read = params.experts_active
     rows = embeddings * min(tokens, vocab) / vocab if vocab > 0 else embeddings
-    return shared + experts_read * bits_for(fmt, "experts") / 8 + rows
+    return shared + experts_read * expert_bits / 8 + rows
 
 
 def experts_touched(arch: Architecture, params: Params, batch: int | float) -> float:

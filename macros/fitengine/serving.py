@@ -66,6 +66,7 @@ class Serving:
     runtime: Runtime
     layout: Layout
     kv_bytes: int
+    unquantized: tuple[str, ...]  # parts the checkpoint keeps in 16-bit
     activation_bytes: int
     allreduces_per_layer: int
     tp_link: GroupLink | None
@@ -76,10 +77,10 @@ class Serving:
     @cached_property
     def _weights(self) -> tuple[float, float, float]:
         """Bytes of the weights every step reads, of the experts, and of the embedding table."""
-        p, fmt = self.params, self.fmt
-        embeddings = p.embeddings * bits_for(fmt, "embeddings") / 8
-        experts = p.experts * bits_for(fmt, "experts") / 8
-        return weight_bytes(p, fmt) - experts - embeddings, bits_for(fmt, "experts") / 8, embeddings
+        p, fmt, kept = self.params, self.fmt, self.unquantized
+        embeddings = p.embeddings * bits_for(fmt, "embeddings", kept) / 8
+        expert_bytes = bits_for(fmt, "experts", kept) / 8
+        return weight_bytes(p, fmt, kept) - p.experts * expert_bytes - embeddings, expert_bytes, embeddings
 
     def weights_read(self, tokens: int) -> float:
         """Bytes of weights a step of `tokens` tokens reads: the experts it touches, one embedding row per token."""
