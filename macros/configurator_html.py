@@ -82,6 +82,7 @@ class ConfiguratorHtml:
             self._form(model, fmt),
             f'<p class="configurator__status" data-engine-status="static" role="status">{escape(self.t["status_static"])}</p>',
             '<p class="configurator__message" data-message role="alert" hidden></p>',
+            '<p class="configurator__read" data-model-read hidden></p>',
             f'<p class="configurator__summary" data-summary>{self.summary_html(result)}</p>',
             self._controls(),
             self.table_html(result),
@@ -105,6 +106,8 @@ class ConfiguratorHtml:
         llms = self._options(model, [(m.id, m.name) for m in c.llms.values()])
         diffusion = self._options(model, [(m.id, m.name) for m in c.diffusion.values()])
         formats = self._options(fmt, [(f.id, f.name) for f in c.formats.values()])
+        runtimes = self._options("", [("", t["runtime_default"]), *((r.id, r.name) for r in c.runtimes.values())])
+        kv_caches = self._options("auto", [("auto", t["kv_auto"]), ("fp8", t["kv_fp8"])])
         a = c.assumptions
 
         def number_field(name: str, label: str, value: str, minimum: int, maximum: int) -> str:
@@ -131,6 +134,10 @@ class ConfiguratorHtml:
                 f'<select id="cfg-format" name="format">{formats}</select></div>',
                 number_field("context", t["context"], str(a.default_context), 1, 10_000_000),
                 number_field("concurrency", t["concurrency"], str(a.default_concurrency), 1, 4096),
+                f'<div class="configurator__field"><label for="cfg-runtime">{escape(t["runtime"])}</label>'
+                f'<select id="cfg-runtime" name="runtime">{runtimes}</select></div>',
+                f'<div class="configurator__field"><label for="cfg-kv_cache">{escape(t["kv_cache"])}</label>'
+                f'<select id="cfg-kv_cache" name="kv_cache">{kv_caches}</select></div>',
                 f'<fieldset class="configurator__custom" data-custom hidden><legend>{escape(t["custom_legend"])}</legend>',
                 f'<div class="configurator__field configurator__field--wide"><label for="cfg-config">{escape(t["config_json"])}</label>'
                 f'<textarea id="cfg-config" name="config" rows="4" spellcheck="false" aria-describedby="cfg-config-error"></textarea>'

@@ -177,6 +177,44 @@ def test_custom_model_link_decodes(browser, server, catalog):
     context.close()
 
 
+def test_runtime_and_kv_cache_choices_reach_the_engine_and_the_link(browser, server, catalog):
+    context, page, errors, _ = open_configurator(browser, server, "en")
+    wait_ready(page)
+    choose(page, "llama-3.3-70b", "bf16")
+    for field, value in (("runtime", "llama-cpp"), ("kv_cache", "fp8")):
+        page.select_option(f"select[name={field}]", value)
+        wait_until(lambda field=field, value=value: f"{field}={value}" in href(page), 10, field)
+        request = {"model": "llama-3.3-70b", "format": "bf16", field: value}
+        want = [(r["node"], r["verdict"], str(r["cards_used"])) for r in answer(catalog, request)["rows"]]
+        wait_until(lambda want=want: [(r["node"], r["verdict"], r["cards"]) for r in rows(page)] == want, 10, value)
+        page.select_option(f"select[name={field}]", "" if field == "runtime" else "auto")
+    # The choice survives a shared link.
+    page.select_option("select[name=runtime]", "llama-cpp")
+    wait_until(lambda: "runtime=llama-cpp" in href(page), 10, "runtime")
+    page.goto(href(page))
+    wait_ready(page)
+    assert page.eval_on_selector("select[name=runtime]", "s => s.value") == "llama-cpp"
+    assert not errors, errors
+    context.close()
+
+
+def test_a_pasted_config_says_what_was_read(browser, server):
+    # Llama 3.1 8B's config.json: 8.03 B parameters, 32 layers, 8 KV heads (Meta's model card).
+    config = json.loads((FIXTURES / "configs" / "llama-3.1-8b.json").read_text())
+    context, page, errors, _ = open_configurator(browser, server, "en")
+    wait_ready(page)
+    assert page.is_hidden("[data-model-read]")
+    page.select_option("select[name=model]", "custom")
+    page.fill("textarea[name=config]", json.dumps(config))
+    wait_until(lambda: page.is_visible("[data-model-read]"), 10, "what was read")
+    text = page.text_content("[data-model-read]")
+    assert "8.03 billion parameters" in text and "32 layers" in text and "8 KV heads" in text, text
+    page.select_option("select[name=model]", "llama-3.1-8b")
+    wait_until(lambda: page.is_hidden("[data-model-read]"), 10, "a catalog model hides it")
+    assert not errors, errors
+    context.close()
+
+
 def test_csv_matches_the_table(browser, server):
     context, page, errors, _ = open_configurator(browser, server)
     wait_ready(page)

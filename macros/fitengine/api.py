@@ -16,6 +16,7 @@ from .errors import EngineError
 from .fit import fit_all, workload
 from .health import check_allreduce, check_nvlink, check_topology
 from .hfconfig import from_hf_config, from_totals
+from .memory import kv_bytes_per_token
 from .nccl_tests import parse_allreduce
 from .nvidia_smi import parse_nvlink_status, parse_topo
 from .reasons import Reason, render
@@ -113,8 +114,26 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
         rows = [r.to_dict() for r in fit_all(catalog, work)]
         name = work.model.name
         kind = "llm"
+        if not isinstance(model, str):
+            read = model_read(work.model)
     results = [{**row, "link_class": link_class(catalog, node)} for row, node in zip(rows, catalog.nodes, strict=True)]
-    return {"version": SCHEMA_VERSION, "kind": kind, "model_name": name, "rows": results, "summary": summary(results)}
+    out = {"version": SCHEMA_VERSION, "kind": kind, "model_name": name, "rows": results, "summary": summary(results)}
+    if kind == "llm" and not isinstance(model, str):
+        out["model_read"] = read
+    return out
+
+
+def model_read(model: Any) -> dict[str, Any]:
+    """What the engine read of a reader's own model, in raw numbers (the page words them)."""
+    arch = model.architecture
+    return {
+        "params_total": model.params.total,
+        "params_active": model.params.active,
+        "layers": arch.layers,
+        "kv_heads": arch.kv_heads,
+        "experts": arch.moe.experts if arch.moe else 0,
+        "kv_bytes_per_token": kv_bytes_per_token(arch, 2),
+    }
 
 
 def with_reason_text(result: dict[str, Any], locale: str, number: Callable[[float], str] = _number) -> dict[str, Any]:

@@ -347,6 +347,8 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
         reason = Reason(code, {"count": widest.cards, "need": need, "capacity": sizing.capacity / GB})
         if refused_full and widest.cards < node.count:
             notes = (*notes, refused_full[0])
+        if work.kv_cache == "auto" and runtime.kind == "server" and _fits_with_fp8_kv(catalog, work, node, sizing):
+            notes = (*notes, Reason("fp8_kv_fits", {}))
         return result("none", widest, reason, notes, concurrency_per_replica=per_replica)
 
     layout = chosen
@@ -384,6 +386,14 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
         max_concurrency=min(most * replicas, MAX_CONCURRENCY),
         **figures,
     )
+
+
+def _fits_with_fp8_kv(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing) -> bool:
+    """Whether an FP8 KV cache (a vLLM option) would let the node hold the workload."""
+    if sizing.weights_card(Layout(node.count)) + sizing.reserve(Layout(node.count)) > sizing.capacity:
+        return False  # the weights alone do not fit: the cache is not what is missing
+    lighter = dataclasses.replace(work, kv_cache="fp8")
+    return fit_node(catalog, lighter, node).verdict != "none"
 
 
 def _serving(

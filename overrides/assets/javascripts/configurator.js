@@ -6,6 +6,8 @@
 const COLUMNS = ["node", "gpu", "verdict", "memory", "per_user", "total", "ttft", "price_month", "per_mtok", "best_per_mtok", "max_users", "reason"];
 const URL_VERSION = "1";
 const LIMITS = { context: [1, 10000000], concurrency: [1, 4096] };
+// Choices that change the engine's question beside the model and the workload (absent: the default).
+const OPTIONS = ["runtime", "kv_cache"];
 
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
@@ -161,6 +163,10 @@ class Configurator {
     for (const name of ["context", "concurrency"]) {
       if (params.get(name) !== null) this.form[name].value = params.get(name);
     }
+    for (const name of OPTIONS) {
+      const value = params.get(name);
+      if (value !== null && [...this.form[name].options].some((o) => o.value === value)) this.form[name].value = value;
+    }
     if (model === "custom") {
       try {
         const custom = decodeCustom(params.get("custom"));
@@ -184,6 +190,7 @@ class Configurator {
     const params = new URLSearchParams({ v: URL_VERSION, model: request.model || "custom", format: request.format });
     if (request.context !== undefined) params.set("context", request.context);
     if (request.concurrency !== undefined) params.set("concurrency", request.concurrency);
+    for (const name of OPTIONS) if (request[name]) params.set(name, request[name]);
     if (request.config || request.totals) params.set("custom", encodeCustom(request.config ? { config: request.config } : { totals: request.totals }));
     history.replaceState(null, "", `${location.pathname}?${params}`);
   }
@@ -216,6 +223,10 @@ class Configurator {
         request[name] = value;
       }
     }
+    for (const name of OPTIONS) {
+      const value = this.form[name] ? this.form[name].value : "";
+      if (value && value !== "auto") request[name] = value;
+    }
     const model = this.form.model.value;
     this.custom.hidden = model !== "custom";
     this.fieldError("config", "");
@@ -247,6 +258,7 @@ class Configurator {
   isDefaultWorkload(request) {
     return (
       request.model &&
+      OPTIONS.every((name) => !request[name]) &&
       String(request.context) === this.root.dataset.defaultContext &&
       String(request.concurrency) === this.root.dataset.defaultConcurrency
     );
@@ -285,8 +297,26 @@ class Configurator {
       return;
     }
     this.message((this.urlNotes || []).join(" "));
+    this.showModelRead(out.result.model_read);
     this.show(out.result);
     afterPaint(() => generation === this.generation && this.writeUrl(request)); // the address bar can wait for the table
+  }
+
+  // What the engine read of the reader's own model, worded for the page.
+  showModelRead(read) {
+    const slot = this.root.querySelector("[data-model-read]");
+    if (!slot) return;
+    slot.hidden = !read;
+    if (!read) return;
+    const f = this.f;
+    const words = {
+      total: f.number(read.params_total / 1e9, 2),
+      active: f.number(read.params_active / 1e9, 2),
+      layers: f.number(read.layers, 0),
+      kv_heads: f.number(read.kv_heads, 0),
+      kv: f.number(read.kv_bytes_per_token / 1024, 0),
+    };
+    slot.textContent = this.t.model_read.replace(/\{(\w+)\}/g, (all, key) => (key in words ? words[key] : all));
   }
 
   // The build's answers at the default workload, one file per format holding every model.
