@@ -193,6 +193,7 @@ class _Sizing:
         )
         self._reserve = (activations + runtime.fixed_per_card_bytes, activations + runtime.fixed_per_card_split_bytes)
         self._kv: dict[tuple[int, int, int], float] = {}
+        self._most: dict[tuple[object, ...], int] = {}
         self.loads: dict[tuple[object, ...], _Load] = {}  # shared by the nodes of this card
         self.servings: dict[tuple[object, ...], Serving] = {}
 
@@ -222,6 +223,13 @@ class _Sizing:
 
     def most_sequences(self, layout: Layout, context: int) -> int:
         """How many sequences of `context` tokens one replica holds (0 when not even one)."""
+        key = ("most", layout, context)
+        most = self._most.get(key)
+        if most is None:
+            most = self._most[key] = self._most_sequences(layout, context)
+        return most
+
+    def _most_sequences(self, layout: Layout, context: int) -> int:
         room = self.room(layout)
         per = self.kv_sequence(layout, context)
         if room < per or per <= 0:
@@ -232,18 +240,28 @@ class _Sizing:
         return most
 
     def longest_context(self, layout: Layout, sequences: int) -> int:
-        """The longest context (up to the model's maximum) at which `sequences` still fit."""
+        """The longest context (up to the model's maximum) at which `sequences` still fit.
+
+        The KV cache grows linearly with the context, with a gentler slope past the sliding
+        window: solve the line, then step to the exact edge (float rounding moves it by one).
+        """
         most = self.work.model.max_context
-        if self.fits(layout, most, sequences):
-            return most
-        low, high = 0, most  # fits(low) or low == 0; not fits(high)
-        while high - low > 1:
-            mid = (low + high) // 2
-            if self.fits(layout, mid, sequences):
-                low = mid
-            else:
-                high = mid
-        return low
+        free = self.room(layout) / sequences
+        steep = self.kv_sequence(layout, 1)
+        if free < steep:
+            return 0
+        window = self.arch.sliding_window if self.arch.local_layers else 0
+        if window and free > self.kv_sequence(layout, window):
+            gentle = self.kv_sequence(layout, window + 1) - self.kv_sequence(layout, window)
+            guess = most if gentle <= 0 else window + int((free - self.kv_sequence(layout, window)) // gentle)
+        else:
+            guess = int(free // steep)
+        guess = max(0, min(guess, most))
+        while guess > 0 and not self.fits(layout, guess, sequences):
+            guess -= 1
+        while guess < most and self.fits(layout, guess + 1, sequences):
+            guess += 1
+        return guess
 
 
 def _spread(users: int, replicas: int) -> list[tuple[int, int]]:

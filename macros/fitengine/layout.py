@@ -12,7 +12,7 @@ and a slice that would cut a quantization block or group. Each refusal is a `Rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from .architecture import Architecture
@@ -25,10 +25,10 @@ class Layout:
     tp: int = 1
     pp: int = 1
     ep: int = 1  # 1: experts sliced like the other matrices; tp: experts dealt whole
+    cards: int = field(init=False, compare=False, hash=False, repr=False)
 
-    @property
-    def cards(self) -> int:
-        return self.tp * self.pp
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", self.tp * self.pp)
 
 
 def refusal(arch: Architecture, runtime: Runtime, layout: Layout, block: int = 0) -> Reason | None:
