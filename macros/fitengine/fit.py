@@ -389,7 +389,7 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
             code = "split_tp" if layout.pp == 1 else "split_pp"
             extra = {"cards": layout.cards, "tp": layout.tp, "pp": layout.pp}
         reason = Reason(code, {**need, **extra})
-    if replicas > 1 and (users > 1 or verdict == "split"):
+    if replicas > 1 and users > 1:
         notes = (*notes, Reason("replicas", {"replicas": replicas, "users": users, "per_replica": per_replica}))
     if refused_full and layout.cards < node.count and replicas == 1:
         notes = (*notes, refused_full[0])
