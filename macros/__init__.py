@@ -1,13 +1,14 @@
-"""mkdocs-macros entry point: load the catalog once per build, register the guide macros."""
+"""mkdocs-macros entry point: load the catalog once per build, register the guide macros.
+
+Importing this package loads nothing: `import macros.fitengine` runs this file first, and the
+engine must come without the site (no YAML, JSON Schema, Babel or Jinja). The site's modules
+are imported when mkdocs-macros calls `define_env`.
+"""
 
 from __future__ import annotations
 
 import os
 from typing import Any
-
-from macros.catalog_loader import CATALOG_DIR, CatalogError, read_catalog
-from macros.fitengine import Catalog
-from macros.guide_macros import GuideMacros
 
 
 def define_env(env: Any) -> None:
@@ -15,6 +16,10 @@ def define_env(env: Any) -> None:
 
     The catalog is catalog/ unless the GUIDE_CATALOG environment variable names another folder.
     """
+    from macros.catalog_loader import CATALOG_DIR, CatalogError, read_catalog
+    from macros.fitengine import Catalog
+    from macros.guide_macros import GuideMacros
+
     locale = env.conf["theme"]["language"]
     data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
     if problems:
