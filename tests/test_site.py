@@ -233,3 +233,23 @@ def test_topology_labels_in_the_guide_come_from_the_catalog(site, catalog):
         text = page_file(site, locale, "nvlink").read_text()
         for node in ("8x-h100-sxm", "8x-a100-sxm4-80gb"):
             assert f"<code>NV{expected_nvlinks(catalog, catalog.node(node))}</code>" in text
+
+
+def test_a_node_added_to_the_catalog_is_a_yaml_edit_only(tmp_path, catalog_copy, catalog):
+    """A 42nd node (or whatever one more is) in a copy of the catalog: the check passes, the pages follow."""
+    nodes = catalog_copy / "nodes.yaml"
+    text = nodes.read_text()
+    last = text[text.index("  - id: 8x-b200") :]
+    assert "  - id: 4x-b200\n" not in text
+    added = last.replace("id: 8x-b200", "id: 4x-b200").replace("count: 8", "count: 4")
+    nodes.write_text(text.rstrip("\n") + "\n" + added)
+    count = len(catalog.nodes) + 1
+    built = build_site(tmp_path / "more", locales=("fr",), catalog=catalog_copy)
+    configurator = page_file(built, "fr", "configurator").read_text()
+    assert configurator.count("<tr data-node=") == count
+    assert 'data-node="4x-b200"' in configurator
+    home = unescape(re.sub(r"<[^>]+>", "", page_file(built, "fr", "home").read_text()))
+    assert f"{count} configurations" in home
+    answers = json.loads((built / "engine" / "answers" / "fr" / "bf16.json").read_text())["answers"]
+    assert all(len(answer["rows"]) == count for answer in answers.values())
+    shutil.rmtree(tmp_path / "more")
