@@ -8,15 +8,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import yaml
-
-ROOT = Path(__file__).resolve().parent.parent
+from macros import locales as site_locales
 
 
 def locales() -> list[tuple[str, str]]:
-    """(code, name) of every locale, from the language switcher of mkdocs.yml."""
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    return [(alt["lang"], alt["name"]) for alt in config["extra"]["alternate"]]
+    """(code, name) of every locale, the source language first."""
+    return [(locale.code, locale.name) for locale in site_locales.locales()]
 
 
 _PAGE = """<!doctype html>

@@ -13,10 +13,9 @@ from urllib.parse import urljoin
 import pytest
 import yaml
 
-from .site_build import ROOT, build_site
+from .site_build import LOCALES, ROOT, build_site
 
 PAGE_PATHS = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["extra"]["page_paths"]
-LOCALES = ("fr", "en")
 NNBSP, NBSP = "\u202f", "\u00a0"
 
 
@@ -53,11 +52,78 @@ def test_every_page_exists_in_every_locale_with_its_language(site, locale, key):
     assert page.is_file(), f"{key} missing in {locale}"
     html = page.read_text()
     assert f'<html lang="{locale}"' in html
-    alternates = {a["hreflang"]: a["href"] for t, a in tags(page) if t == "link" and a.get("rel") == "alternate"}
-    assert set(alternates) == set(LOCALES)
-    # Head alternates name each locale's root: Material's bundle reads sitemap.xml beside them.
-    for lang, href in alternates.items():
-        assert resolve(page, site, href).resolve() == page_file(site, lang, "home").resolve()
+
+
+def site_root_url() -> str:
+    return yaml.safe_load((ROOT / "mkdocs.yml").read_text())["extra"]["site_url"]
+
+
+def counterparts(key: str) -> dict[str, str]:
+    """hreflang -> the absolute address of the page `key` in that locale, and x-default -> the chooser."""
+    root = site_root_url()
+    return {**{locale: f"{root}{locale}/{PAGE_PATHS[key][locale]}" for locale in LOCALES}, "x-default": root}
+
+
+def local_file(site: Path, url: str) -> Path:
+    """The built file a public address of the site is served from."""
+    path = site / url.removeprefix(site_root_url())
+    return path / "index.html" if url.endswith("/") else path
+
+
+@pytest.mark.parametrize("key", sorted(PAGE_PATHS))
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_page_names_its_address_and_its_counterparts(site, locale, key):
+    page = page_file(site, locale, key)
+    links = [a for t, a in tags(page) if t == "link"]
+    canonical = [a["href"] for a in links if a.get("rel") == "canonical"]
+    assert canonical == [counterparts(key)[locale]]
+    alternates = {a["hreflang"]: a["href"] for a in links if a.get("rel") == "alternate" and "hreflang" in a}
+    assert alternates == counterparts(key)
+    for lang, url in alternates.items():
+        target = local_file(site, url) if lang != "x-default" else site / "index.html"
+        assert target.is_file(), url
+    assert local_file(site, counterparts(key)[locale]).resolve() == page.resolve()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_each_sitemap_lists_every_page_with_its_counterparts(site, locale):
+    import xml.etree.ElementTree as ET
+
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    urls = ET.parse(site / locale / "sitemap.xml").getroot().findall("s:url", ns)
+    listed = {url.find("s:loc", ns).text: url for url in urls}
+    assert set(listed) == {counterparts(key)[locale] for key in PAGE_PATHS}
+    for key in PAGE_PATHS:
+        url = listed[counterparts(key)[locale]]
+        alternates = {link.get("hreflang"): link.get("href") for link in url.findall("x:link", ns)}
+        assert alternates == counterparts(key)
+
+
+@pytest.mark.parametrize("key", sorted(PAGE_PATHS))
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_page_previews_as_a_link(site, locale, key):
+    """Open Graph and Twitter card tags: the page's own title and description, its locale, an image the site serves."""
+    from babel import Locale
+
+    page = page_file(site, locale, key)
+    meta = {a.get("property") or a.get("name"): a.get("content", "") for t, a in tags(page) if t == "meta"}
+    title = unescape(re.search(r"<title>(.*?)</title>", page.read_text()).group(1))
+    assert title.startswith(meta["og:title"]) and meta["twitter:title"] == meta["og:title"]
+    assert meta["og:description"] == meta["description"] == meta["twitter:description"] != ""
+    assert meta["og:url"] == counterparts(key)[locale]
+    assert Locale.parse(meta["og:locale"]).language == locale
+    assert {
+        Locale.parse(a["content"]).language for t, a in tags(page) if a.get("property") == "og:locale:alternate"
+    } == set(LOCALES) - {locale}
+    assert meta["twitter:card"] == "summary_large_image" and meta["twitter:image"] == meta["og:image"]
+    image = local_file(site, meta["og:image"])
+    assert image.is_file(), meta["og:image"]
+    png = image.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (int.from_bytes(png[16:20]), int.from_bytes(png[20:24])) == (
+        int(meta["og:image:width"]),
+        int(meta["og:image:height"]),
+    )
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -84,7 +150,7 @@ def test_nothing_loads_from_another_host(site):
             for attr in ("src", "href"):
                 url = attrs.get(attr, "")
                 loads = tag in ("script", "img", "iframe", "source") or (
-                    tag == "link" and attrs.get("rel") != "alternate"
+                    tag == "link" and attrs.get("rel") not in ("alternate", "canonical")
                 )
                 if loads and url:
                     assert not re.match(r"^(https?:)?//", url), f"{page}: {tag} {url}"
