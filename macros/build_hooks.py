@@ -54,6 +54,11 @@ def on_config(config: Any) -> Any:
     catalog read and the engine's imports are not redone on every edit of a guide.
     """
     _keep_compiled_templates(config)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from macros.site_meta import configure
+
+    configure(config, serving=_command == "serve")
     if _command != "serve":
         return config
     fingerprint = _source_fingerprint()
