@@ -19,18 +19,22 @@ def define_env(env: Any) -> None:
     from macros.catalog_loader import CATALOG_DIR, CatalogError, read_catalog
     from macros.fitengine import Catalog
     from macros.guide_macros import GuideMacros
+    from macros.macro_args import checked, valid_ids
 
     locale = env.conf["theme"]["language"]
     data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
     if problems:
         raise CatalogError(problems)
+    catalog = Catalog.from_dict(data)
     guide = GuideMacros(
-        Catalog.from_dict(data),
+        catalog,
         data,
         locale,
         page_url=lambda: env.page.url if env.page else "",
         page_paths=env.conf["extra"]["page_paths"],
     )
+    ids = valid_ids(catalog)
+    page = lambda: env.page.file.src_uri if env.page else "?"  # noqa: E731
     for name, function in guide.registrations().items():
-        env.macro(function, name)
+        env.macro(checked(name, function, ids, page), name)
     env.variables["locale"] = locale

@@ -156,6 +156,14 @@ def _keep_compiled_templates(config: Any) -> None:
     theme.get_env = get_env_with_cache
 
 
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Stop the build on a page without a key or without its counterpart in every locale (macros/page_keys.py)."""
+    from macros.page_keys import check_page
+
+    check_page(page, config)
+    return markdown
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
     """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py).
 

@@ -23,6 +23,11 @@ class Locale:
     name: str  # the language's own name, as the switcher shows it
     config: Path  # the MkDocs config that builds it
 
+    @property
+    def docs_dir(self) -> Path:
+        """Where its pages' Markdown lives (the config's docs_dir)."""
+        return ROOT / yaml.safe_load(self.config.read_text(encoding="utf-8"))["docs_dir"]
+
 
 @cache
 def locales() -> tuple[Locale, ...]:

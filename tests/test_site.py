@@ -319,3 +319,112 @@ def test_a_node_added_to_the_catalog_is_a_yaml_edit_only(tmp_path, catalog_copy,
     answers = json.loads((built / "engine" / "answers" / "fr" / "bf16.json").read_text())["answers"]
     assert all(len(answer["rows"]) == count for answer in answers.values())
     shutil.rmtree(tmp_path / "more")
+
+
+def build_pages(tmp_path: Path, pages: dict[str, str], nav: list | None = None):
+    """Build mkdocs.yml's French config over other pages; returns the config's build outcome."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    docs = tmp_path / "docs"
+    for name, text in pages.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text)
+    config = load_config(
+        str(ROOT / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(tmp_path / "out"), nav=nav, strict=True
+    )
+    build(config)
+
+
+@pytest.mark.parametrize(
+    ("call", "what"),
+    [
+        (
+            'node_price("8x-h100-sxn")',
+            "unknown node id '8x-h100-sxn' (argument node_id); expected one of catalog/nodes.yaml: ",
+        ),
+        (
+            'tok_s("llama-3.3-70", "bf16", "8x-h100-sxm")',
+            "unknown model id 'llama-3.3-70' (argument model_id); expected one of catalog/models.yaml: ",
+        ),
+        (
+            'fit_table("llama-3.3-70b", "bf-16")',
+            "unknown format id 'bf-16' (argument fmt_id); expected one of catalog/formats.yaml: ",
+        ),
+        (
+            'compare_nodes("llama-3.3-70b", "bf16", "8x-h100-sxm", "4x-a100")',
+            "unknown node id '4x-a100' (argument node_ids)",
+        ),
+    ],
+)
+def test_a_misspelled_id_names_the_page_the_macro_and_the_valid_ids(tmp_path, caplog, catalog, call, what):
+    page = f"---\nkey: home\n---\n# T\n\n{{{{ {call} }}}}\n"
+    with pytest.raises(SystemExit), caplog.at_level("ERROR", logger="mkdocs.plugins.guide_macros"):
+        build_pages(tmp_path, {"index.md": page})
+    messages = [r.getMessage() for r in caplog.records if r.name == "mkdocs.plugins.guide_macros"]
+    macro = call.split("(")[0]
+    assert len(messages) == 1 and messages[0].startswith(f"index.md: {macro}(): {what}"), messages
+    kind = "format" if "format" in what else "model" if "model" in what else "node"
+    valid = {
+        "node": [n.id for n in catalog.nodes],
+        "model": [*catalog.llms, *catalog.diffusion],
+        "format": list(catalog.formats),
+    }[kind]
+    assert messages[0].endswith(", ".join(valid))
+    assert not (tmp_path / "out" / "index.html").exists()
+
+
+HOME = "---\nkey: home\n---\n# Accueil\n"
+CATALOG_PAGE = "---\nkey: catalog\n---\n# Catalogue\n\n## Prix\n"
+
+
+def build_fails(tmp_path, caplog, pages, nav=None, extra=None) -> str:
+    """Build pages that must fail; returns everything the build logged."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, PluginError
+
+    docs = tmp_path / "docs"
+    for name, text in pages.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text)
+    overrides = {"nav": nav} if nav is not None else {}
+    config = load_config(
+        str(ROOT / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(tmp_path / "out"), strict=True, **overrides
+    )
+    if extra:
+        config["extra"]["page_paths"].update(extra)
+    with caplog.at_level("WARNING"), pytest.raises((PluginError, Abort, SystemExit)):
+        build(config)
+    return "\n".join(r.getMessage() for r in caplog.records)
+
+
+def test_a_page_without_a_key_fails_the_build_with_its_name(tmp_path, caplog):
+    logged = build_fails(tmp_path, caplog, {"index.md": HOME, "guides/sans-cle.md": "# Sans clé\n"})
+    assert "guides/sans-cle.md: no `key:` in its front matter" in logged
+
+
+def test_a_page_with_an_unknown_key_fails_the_build_with_its_name(tmp_path, caplog):
+    logged = build_fails(tmp_path, caplog, {"index.md": HOME, "autre.md": "---\nkey: autre\n---\n# Autre\n"})
+    assert "autre.md: key 'autre' is not in extra.page_paths of mkdocs.yml" in logged
+
+
+def test_a_page_without_its_counterpart_fails_the_build_with_its_name(tmp_path, caplog):
+    pages = {"index.md": HOME, "guides/nouveau.md": "---\nkey: new-guide\n---\n# Nouveau\n"}
+    paths = {"new-guide": {"fr": "guides/nouveau/", **{code: "guides/new/" for code in LOCALES if code != "fr"}}}
+    logged = build_fails(tmp_path, caplog, pages, extra=paths)
+    other = next(code for code in LOCALES if code != "fr")
+    assert f"guides/nouveau.md: no counterpart in {other}: docs/{other}/guides/new.md" in logged
+
+
+def test_a_page_left_out_of_the_nav_fails_the_strict_build(tmp_path, caplog):
+    logged = build_fails(
+        tmp_path, caplog, {"index.md": HOME, "catalogue.md": CATALOG_PAGE}, nav=[{"Accueil": "index.md"}]
+    )
+    assert "catalogue.md" in logged and "not included in the" in logged
+
+
+def test_a_broken_anchor_fails_the_strict_build(tmp_path, caplog):
+    home = HOME + "\n[Les prix](catalogue.md#prix) et [ailleurs](catalogue.md#nulle-part)\n"
+    logged = build_fails(tmp_path, caplog, {"index.md": home, "catalogue.md": CATALOG_PAGE})
+    assert "nulle-part" in logged and "#prix" not in logged
