@@ -45,7 +45,17 @@
     });
   }
 
+  // Material's search dialog has no name of its own: give it its field's (already translated).
+  function nameSearchDialog() {
+    var dialog = document.querySelector('.md-search[role="dialog"]');
+    var field = document.querySelector(".md-search__input");
+    if (dialog && field && !dialog.hasAttribute("aria-label")) {
+      dialog.setAttribute("aria-label", field.getAttribute("aria-label") || field.placeholder);
+    }
+  }
+
   function enhance() {
+    nameSearchDialog();
     labelScrollRegions();
     keepSwitcherLinks();
   }
