@@ -43,3 +43,4 @@ def configure(config: Any, serving: bool) -> None:
     extra["og_locale_alternates"] = [og_locale(code) for code in codes() if code != locale]
     extra["social_image"] = SOCIAL_IMAGE
     extra["words"] = SITE[locale]
+    extra["serving"] = serving  # the preview serves one locale: no switcher to the others

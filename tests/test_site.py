@@ -428,3 +428,17 @@ def test_a_broken_anchor_fails_the_strict_build(tmp_path, caplog):
     home = HOME + "\n[Les prix](catalogue.md#prix) et [ailleurs](catalogue.md#nulle-part)\n"
     logged = build_fails(tmp_path, caplog, {"index.md": home, "catalogue.md": CATALOG_PAGE})
     assert "nulle-part" in logged and "#prix" not in logged
+
+
+def test_the_preview_shows_no_switcher_to_locales_it_does_not_serve(tmp_path):
+    """`mkdocs serve` serves one locale at its root: a switcher to the others would lead to a 404."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "preview"), strict=True)
+    config.plugins.on_startup(command="serve", dirty=False)
+    build(config, serve_url="http://127.0.0.1:8000/")
+    page = tmp_path / "preview" / PAGE_PATHS["nvlink"]["fr"] / "index.html"
+    assert page.is_file()
+    assert not [a for t, a in tags(page) if t == "a" and "md-select__link" in a.get("class", "")]
+    assert not [a for t, a in tags(page) if t == "link" and a.get("rel") == "canonical"]
