@@ -182,6 +182,9 @@ def on_post_build(config: Any) -> None:
     data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
     if problems:
         raise CatalogError(problems)
+    from macros.search_fr import ship_french_search
+
+    ship_french_search(config)
     shared = shared_dir(config["site_dir"])
     ship_pyodide(shared)
     ship_engine(shared, data)
