@@ -37,8 +37,7 @@ site: $(STAMP) $(NPM_STAMP)
 	@echo "Built site/. To read it: python3 -m http.server -d site -b 127.0.0.1 $(PORT), then open http://127.0.0.1:$(PORT)/"
 
 serve: $(STAMP)
-	@$(PY) -c "import socket, sys; s = socket.socket(); s.bind(('127.0.0.1', $(PORT)))" 2>/dev/null \
-		|| { echo "make serve: port $(PORT) on 127.0.0.1 is already in use; stop what holds it or choose another: make serve PORT=8001"; exit 1; }
+	$(if $(shell $(PY) -c "import socket; socket.socket().bind(('127.0.0.1', $(PORT)))" 2>/dev/null && echo free),,$(error make serve: port $(PORT) on 127.0.0.1 is already in use; stop what holds it or choose another: make serve PORT=8001))
 	$(VENV)/bin/mkdocs serve -a 127.0.0.1:$(PORT) -f $(if $(filter fr,$(LOCALE)),mkdocs.yml,mkdocs.$(LOCALE).yml)
 
 # The tests that need no browser (engine, catalog, CLI, site build): a minute or so.

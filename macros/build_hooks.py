@@ -134,6 +134,22 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
         (folder / f"{fmt_id}.json").write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")))
 
 
+def ship_no_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
+    """The preview's stand-in for the build-time answers: every format's file, holding no answer.
+
+    The page asks for its format's answers as it loads; an empty bundle tells the widget to wait
+    for Pyodide, where a missing file would be a 404 on every page with a configurator.
+    """
+    folder = shared / "engine" / "answers" / locale
+    folder.mkdir(parents=True, exist_ok=True)
+    for fmt in data["formats"]:
+        bundle = {"version": 1, "locale": locale, "format": fmt["id"], "answers": {}}
+        target = folder / f"{fmt['id']}.json"
+        text = json.dumps(bundle, separators=(",", ":"))
+        if not target.is_file() or target.read_text() != text:
+            target.write_text(text)
+
+
 def _keep_compiled_templates(config: Any) -> None:
     """Keep the theme's compiled templates between builds.
 
@@ -194,3 +210,5 @@ def on_post_build(config: Any) -> None:
         # The preview skips the build-time answers (its widget waits for Pyodide instead), so
         # that an edit shows in about a second.
         ship_answers(shared, data, config["theme"]["language"])
+    else:
+        ship_no_answers(shared, data, config["theme"]["language"])

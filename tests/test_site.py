@@ -430,8 +430,8 @@ def test_a_broken_anchor_fails_the_strict_build(tmp_path, caplog):
     assert "nulle-part" in logged and "#prix" not in logged
 
 
-def test_the_preview_shows_no_switcher_to_locales_it_does_not_serve(tmp_path):
-    """`mkdocs serve` serves one locale at its root: a switcher to the others would lead to a 404."""
+def test_the_preview_links_to_nothing_it_does_not_serve(tmp_path):
+    """`mkdocs serve` serves one locale at its root: no switcher to the others, no missing answers."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -442,3 +442,13 @@ def test_the_preview_shows_no_switcher_to_locales_it_does_not_serve(tmp_path):
     assert page.is_file()
     assert not [a for t, a in tags(page) if t == "a" and "md-select__link" in a.get("class", "")]
     assert not [a for t, a in tags(page) if t == "link" and a.get("rel") == "canonical"]
+    # The page asks for the build's answers as it loads: the preview has none, and says so
+    # with empty bundles rather than a 404.
+    configurator = tmp_path / "preview" / PAGE_PATHS["configurator"]["fr"] / "index.html"
+    preloads = [a["href"] for t, a in tags(configurator) if t == "link" and a.get("rel") == "preload"]
+    answers = [href for href in preloads if "/answers/" in href]
+    assert answers
+    for href in answers:
+        # Served at the preview's root, where a path cannot climb above it.
+        target = tmp_path / "preview" / re.sub(r"^(\.\./)+", "", href)
+        assert json.loads(target.read_text())["answers"] == {}

@@ -26,11 +26,11 @@ def test_serve_on_a_busy_port_says_so_in_one_line():
         )
     assert out.returncode != 0
     lines = (out.stdout + out.stderr).strip().splitlines()
-    assert lines[0] == (
+    assert len(lines) == 1, lines
+    assert (
         f"make serve: port {port} on 127.0.0.1 is already in use; stop what holds it or choose another: "
-        "make serve PORT=8001"
-    ), lines
-    assert not [line for line in lines[1:] if "Traceback" in line or "Errno" in line]
+        "make serve PORT=8001" in lines[0]
+    )
 
 
 def test_skipped_browser_tests_are_announced_outside_ci(tmp_path):
