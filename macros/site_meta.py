@@ -23,6 +23,15 @@ def site_root_url(config: Any) -> str:
     return (os.environ.get("SITE_URL") or config["extra"]["site_url"]).rstrip("/") + "/"
 
 
+def configured_root_url() -> str:
+    """site_root_url, read from mkdocs.yml outside a build (for the files at the site's root)."""
+    import yaml
+
+    from macros.locales import BASE_CONFIG
+
+    return site_root_url(yaml.safe_load(BASE_CONFIG.read_text(encoding="utf-8")))
+
+
 def og_locale(code: str) -> str:
     """Open Graph's language_TERRITORY form of a language code: fr -> fr_FR (CLDR's likely region)."""
     from babel.core import get_global

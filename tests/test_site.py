@@ -452,3 +452,15 @@ def test_the_preview_links_to_nothing_it_does_not_serve(tmp_path):
         # Served at the preview's root, where a path cannot climb above it.
         target = tmp_path / "preview" / re.sub(r"^(\.\./)+", "", href)
         assert json.loads(target.read_text())["answers"] == {}
+
+
+def test_the_root_leads_search_engines_to_every_sitemap(site):
+    import xml.etree.ElementTree as ET
+
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    index = ET.parse(site / "sitemap.xml").getroot()
+    listed = [loc.text for loc in index.findall("s:sitemap/s:loc", ns)]
+    assert listed == [f"{site_root_url()}{locale}/sitemap.xml" for locale in LOCALES]
+    assert all(local_file(site, url).is_file() for url in listed)
+    robots = (site / "robots.txt").read_text().splitlines()
+    assert f"Sitemap: {site_root_url()}sitemap.xml" in robots
