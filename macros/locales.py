@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -26,7 +27,16 @@ class Locale:
     @property
     def docs_dir(self) -> Path:
         """Where its pages' Markdown lives (the config's docs_dir)."""
-        return ROOT / yaml.safe_load(self.config.read_text(encoding="utf-8"))["docs_dir"]
+        return ROOT / self._setting("docs_dir")
+
+    @property
+    def site_name(self) -> str:
+        """The site's name in this language (its config's site_name, or the source's)."""
+        return self._setting("site_name")
+
+    def _setting(self, name: str) -> Any:
+        own = yaml.safe_load(self.config.read_text(encoding="utf-8"))
+        return own[name] if name in own else yaml.safe_load(BASE_CONFIG.read_text(encoding="utf-8"))[name]
 
 
 @cache

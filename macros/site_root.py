@@ -67,7 +67,13 @@ def write_root(site: Path) -> None:
         f'<link rel="alternate" href="{code}/" hreflang="{code}">' for code, _ in found
     )
     (site / "index.html").write_text(
-        _PAGE.format(lang=found[0][0], title="Guides GPU · GPU Guides", head=head, links=index_links), encoding="utf-8"
+        _PAGE.format(
+            lang=found[0][0],
+            title=" · ".join(dict.fromkeys(loc.site_name for loc in site_locales.locales())),
+            head=head,
+            links=index_links,
+        ),
+        encoding="utf-8",
     )
     missing_links = "\n".join(
         f'<li><a href="/{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found

@@ -78,3 +78,12 @@ def test_every_locale_has_its_config_and_pages(locale):
         assert locale.code in paths, f"extra.page_paths.{key} has no {locale.code} path"
         page = paths[locale.code].rstrip("/") or "index"
         assert (docs / f"{page}.md").is_file(), f"{key} has no page in {docs}"
+
+
+def test_the_root_page_names_the_site_in_every_locale(site):
+    names = [locale.site_name for locale in locales()]
+    assert len(set(names)) == len(names)  # each locale names the site in its own words
+    index = (site / "index.html").read_text()
+    assert f"<title>{' · '.join(names)}</title>" in index
+    for locale in locales():
+        assert f'<a href="{locale.code}/" hreflang="{locale.code}" lang="{locale.code}">{locale.name}</a>' in index
