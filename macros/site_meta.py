@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from macros.i18n import SITE
-from macros.locales import codes, source
+from macros.locales import codes
 
 SOCIAL_IMAGE = "assets/images/social-card.png"  # 1200 x 630, the size link previews expect
 
@@ -41,13 +41,13 @@ def og_locale(code: str) -> str:
 
 
 def configure(config: Any, serving: bool) -> None:
+    """Set this locale's site_url (not in the preview) and the values overrides/main.html reads."""
     locale = config["theme"]["language"]
     root = site_root_url(config)
     if not serving:
         config["site_url"] = f"{root}{locale}/"
     extra = config["extra"]
     extra["site_root_url"] = root
-    extra["default_locale"] = source()
     extra["og_locale"] = og_locale(locale)
     extra["og_locale_alternates"] = [og_locale(code) for code in codes() if code != locale]
     extra["social_image"] = SOCIAL_IMAGE
