@@ -5,18 +5,27 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+LOCK := requirements.lock
+UV_VERSION := 0.13.8
 NPM_STAMP := node_modules/.installed
 LOCALE ?= fr
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site serve test lint check clean bench
+.PHONY: site serve test test-fast lint check clean bench lock
 
-$(STAMP): pyproject.toml
+# Every Python package, direct or not, at the version and hashes of requirements.lock. The
+# project itself is not installed (its code runs from this folder), so no build output is written.
+$(STAMP): $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet ".[test]"
+	$(PY) -m pip install --quiet --require-hashes -r $(LOCK)
 	touch $(STAMP)
+
+# After an edit of the dependencies in pyproject.toml: pin the whole set again, with hashes.
+lock:
+	$(PYTHON) -m venv .cache/lock
+	.cache/lock/bin/python -m pip install --quiet uv==$(UV_VERSION)
+	.cache/lock/bin/uv pip compile pyproject.toml --extra test --generate-hashes --universal --python-version 3.11.5 -o $(LOCK)
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --silent
@@ -28,7 +37,12 @@ site: $(STAMP) $(NPM_STAMP)
 	@echo "Built site/. To read it: python3 -m http.server -d site -b 127.0.0.1 $(PORT), then open http://127.0.0.1:$(PORT)/"
 
 serve: $(STAMP)
+	$(if $(shell $(PY) -c "import socket; socket.socket().bind(('127.0.0.1', $(PORT)))" 2>/dev/null && echo free),,$(error make serve: port $(PORT) on 127.0.0.1 is already in use; stop what holds it or choose another: make serve PORT=8001))
 	$(VENV)/bin/mkdocs serve -a 127.0.0.1:$(PORT) -f $(if $(filter fr,$(LOCALE)),mkdocs.yml,mkdocs.$(LOCALE).yml)
+
+# The tests that need no browser (engine, catalog, CLI, site build): a minute or so.
+test-fast: $(STAMP) $(NPM_STAMP)
+	$(PY) -m pytest -m "not browser"
 
 test: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check
@@ -44,7 +58,7 @@ check: $(STAMP)
 	$(PY) -m macros.fitengine check
 
 clean:
-	rm -rf $(VENV) node_modules site .cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules site build dist *.egg-info .cache .pytest_cache .ruff_cache .hypothesis test-artifacts
 
 # Measures the site against the limits of its stack; writes bench/results.md and .json.
 bench: $(STAMP) $(NPM_STAMP)

@@ -31,12 +31,14 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
 
+from macros.locales import locales as site_locales  # noqa: E402
+from macros.locales import source  # noqa: E402
 from tests.browser import CHROMIUM, FLAGS  # noqa: E402
 from tests.static_server import serve  # noqa: E402
 
 PY = sys.executable
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-LOCALES = {"fr": ROOT / "mkdocs.yml", "en": ROOT / "mkdocs.en.yml"}
+LOCALES = {locale.code: locale.config for locale in site_locales()}
 
 TARGETS = {
     "configurator_ready_ratio": (
@@ -109,7 +111,7 @@ def bare_configs(work: Path) -> dict[str, Path]:
     base = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     configs = {}
     for locale, config in LOCALES.items():
-        child = yaml.safe_load(config.read_text()) if locale != "fr" else {}
+        child = yaml.safe_load(config.read_text()) if locale != source() else {}
         bare = {
             "site_name": child.get("site_name", base["site_name"]),
             "docs_dir": str(dump / locale),
@@ -154,7 +156,8 @@ def bench_build(runs: int, work: Path) -> dict[str, Any]:
 
     # `ours` builds the locales of one run in one process, as `make site` does; the bare build
     # runs one `mkdocs build` per locale, the way a bare Material site would be built.
-    for name, locales in (("both", ["fr", "en"]), ("fr", ["fr"]), ("en", ["en"])):
+    # "both" is every locale (the name keeps the history's figures comparable).
+    for name, locales in (("both", list(LOCALES)), *((code, [code]) for code in LOCALES)):
         out[f"build_{name}_cold_s"] = stats([ours(locales, True) for _ in range(runs)], "s")
         out[f"build_{name}_warm_s"] = stats([ours(locales, False) for _ in range(runs)], "s")
         out[f"bare_{name}_cold_s"] = stats([bare_build(locales, True) for _ in range(runs)], "s")
@@ -422,7 +425,7 @@ def bench_weight(browser: Any, url: str) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     pages: dict[str, Any] = {}
-    for locale in ("fr", "en"):
+    for locale in LOCALES:
         for key, paths in PAGE_PATHS.items():
             context = browser.new_context()
             page = context.new_page()
@@ -610,7 +613,7 @@ def main() -> None:
         figures.update(bench_build(args.runs, work))
         figures.update(bench_preview(args.runs, work))
         site = work / "site"
-        subprocess.run(build_command(site, ["fr", "en"]), cwd=ROOT, env=ENV, check=True, capture_output=True)
+        subprocess.run(build_command(site, list(LOCALES)), cwd=ROOT, env=ENV, check=True, capture_output=True)
         figures.update(bench_browser(args.runs, site))
     results = {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),

@@ -1,13 +1,14 @@
-"""mkdocs-macros entry point: load the catalog once per build, register the guide macros."""
+"""mkdocs-macros entry point: load the catalog once per build, register the guide macros.
+
+Importing this package loads nothing: `import macros.fitengine` runs this file first, and the
+engine must come without the site (no YAML, JSON Schema, Babel or Jinja). The site's modules
+are imported when mkdocs-macros calls `define_env`.
+"""
 
 from __future__ import annotations
 
 import os
 from typing import Any
-
-from macros.catalog_loader import CATALOG_DIR, CatalogError, read_catalog
-from macros.fitengine import Catalog
-from macros.guide_macros import GuideMacros
 
 
 def define_env(env: Any) -> None:
@@ -15,17 +16,25 @@ def define_env(env: Any) -> None:
 
     The catalog is catalog/ unless the GUIDE_CATALOG environment variable names another folder.
     """
+    from macros.catalog_loader import CATALOG_DIR, CatalogError, read_catalog
+    from macros.fitengine import Catalog
+    from macros.guide_macros import GuideMacros
+    from macros.macro_args import checked, valid_ids
+
     locale = env.conf["theme"]["language"]
     data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
     if problems:
         raise CatalogError(problems)
+    catalog = Catalog.from_dict(data)
     guide = GuideMacros(
-        Catalog.from_dict(data),
+        catalog,
         data,
         locale,
         page_url=lambda: env.page.url if env.page else "",
         page_paths=env.conf["extra"]["page_paths"],
     )
+    ids = valid_ids(catalog)
+    page = lambda: env.page.file.src_uri if env.page else "?"  # noqa: E731
     for name, function in guide.registrations().items():
-        env.macro(function, name)
+        env.macro(checked(name, function, ids, page), name)
     env.variables["locale"] = locale

@@ -54,6 +54,11 @@ def on_config(config: Any) -> Any:
     catalog read and the engine's imports are not redone on every edit of a guide.
     """
     _keep_compiled_templates(config)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from macros.site_meta import configure
+
+    configure(config, serving=_command == "serve")
     if _command != "serve":
         return config
     fingerprint = _source_fingerprint()
@@ -129,6 +134,22 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
         (folder / f"{fmt_id}.json").write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")))
 
 
+def ship_no_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
+    """The preview's stand-in for the build-time answers: every format's file, holding no answer.
+
+    The page asks for its format's answers as it loads; an empty bundle tells the widget to wait
+    for Pyodide, where a missing file would be a 404 on every page with a configurator.
+    """
+    folder = shared / "engine" / "answers" / locale
+    folder.mkdir(parents=True, exist_ok=True)
+    for fmt in data["formats"]:
+        bundle = {"version": 1, "locale": locale, "format": fmt["id"], "answers": {}}
+        target = folder / f"{fmt['id']}.json"
+        text = json.dumps(bundle, separators=(",", ":"))
+        if not target.is_file() or target.read_text() != text:
+            target.write_text(text)
+
+
 def _keep_compiled_templates(config: Any) -> None:
     """Keep the theme's compiled templates between builds.
 
@@ -151,6 +172,14 @@ def _keep_compiled_templates(config: Any) -> None:
     theme.get_env = get_env_with_cache
 
 
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Stop the build on a page without a key or without its counterpart in every locale (macros/page_keys.py)."""
+    from macros.page_keys import check_page
+
+    check_page(page, config)
+    return markdown
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
     """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py).
 
@@ -169,6 +198,9 @@ def on_post_build(config: Any) -> None:
     data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
     if problems:
         raise CatalogError(problems)
+    from macros.search_fr import ship_french_search
+
+    ship_french_search(config)
     shared = shared_dir(config["site_dir"])
     ship_pyodide(shared)
     ship_engine(shared, data)
@@ -178,3 +210,5 @@ def on_post_build(config: Any) -> None:
         # The preview skips the build-time answers (its widget waits for Pyodide instead), so
         # that an edit shows in about a second.
         ship_answers(shared, data, config["theme"]["language"])
+    else:
+        ship_no_answers(shared, data, config["theme"]["language"])

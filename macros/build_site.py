@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def locale_configs() -> list[Path]:
-    return [ROOT / "mkdocs.yml", *sorted(ROOT.glob("mkdocs.*.yml"))]
+    """Every locale's config, the source language's first (macros/locales.py)."""
+    from macros.locales import locales
+
+    return [locale.config for locale in locales()]
 
 
 def build_site(target: Path, configs: list[Path] | None = None, clean: bool = True) -> Path:

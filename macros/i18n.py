@@ -388,3 +388,13 @@ MEASURE: dict[str, dict[str, str]] = {
         "class_sys": "across sockets (SYS)",
     },
 }
+
+# Words of the theme's own pages, read by overrides/main.html and the site's scripts.
+SITE: dict[str, dict[str, str]] = {
+    "fr": {
+        "scroll_region": "Tableau défilant",
+    },
+    "en": {
+        "scroll_region": "Scrolling table",
+    },
+}

@@ -1,4 +1,5 @@
-"""Write the files at the root of the built site: the language chooser and the 404 page.
+"""Write the files at the root of the built site: the language chooser, the 404 page, and the
+sitemap index and robots.txt that lead search engines to each locale's sitemap.
 
 Run after every locale is built: `python -m macros.site_root site`.
 """
@@ -7,16 +8,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from xml.sax.saxutils import escape
 
-import yaml
-
-ROOT = Path(__file__).resolve().parent.parent
+from macros import locales as site_locales
 
 
 def locales() -> list[tuple[str, str]]:
-    """(code, name) of every locale, from the language switcher of mkdocs.yml."""
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    return [(alt["lang"], alt["name"]) for alt in config["extra"]["alternate"]]
+    """(code, name) of every locale, the source language first."""
+    return [(locale.code, locale.name) for locale in site_locales.locales()]
 
 
 _PAGE = """<!doctype html>
@@ -58,6 +57,7 @@ def write_root(site: Path) -> None:
         raise SystemExit(
             f"site_root: no built locale at {', '.join(str(site / c) for c in missing)}; build every locale first"
         )
+    write_sitemap_index(site, [code for code, _ in found])
     codes = "[" + ", ".join(f'"{code}"' for code, _ in found) + "]"
     (site / "choose-language.js").write_text(_CHOOSER.format(codes=codes), encoding="utf-8")
     index_links = "\n".join(
@@ -67,7 +67,13 @@ def write_root(site: Path) -> None:
         f'<link rel="alternate" href="{code}/" hreflang="{code}">' for code, _ in found
     )
     (site / "index.html").write_text(
-        _PAGE.format(lang=found[0][0], title="Guides GPU · GPU Guides", head=head, links=index_links), encoding="utf-8"
+        _PAGE.format(
+            lang=found[0][0],
+            title=" · ".join(dict.fromkeys(loc.site_name for loc in site_locales.locales())),
+            head=head,
+            links=index_links,
+        ),
+        encoding="utf-8",
     )
     missing_links = "\n".join(
         f'<li><a href="/{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found
@@ -76,6 +82,20 @@ def write_root(site: Path) -> None:
         _PAGE.format(lang=found[0][0], title="Page introuvable · Page not found", head="", links=missing_links),
         encoding="utf-8",
     )
+
+
+def write_sitemap_index(site: Path, codes: list[str]) -> None:
+    from macros.site_meta import configured_root_url
+
+    root = configured_root_url()
+    entries = "\n".join(f"  <sitemap><loc>{escape(root + code)}/sitemap.xml</loc></sitemap>" for code in codes)
+    (site / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{entries}\n</sitemapindex>\n",
+        encoding="utf-8",
+    )
+    (site / "robots.txt").write_text(f"User-agent: *\nAllow: /\n\nSitemap: {root}sitemap.xml\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -63,3 +63,16 @@ def server(site):
 
     with serve(site) as url:
         yield url
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say it loudly when the browser tests did not run (outside CI; in CI they fail instead)."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "browser" in getattr(r, "keywords", {})]
+    if skipped:
+        terminalreporter.write_sep(
+            "!",
+            f"{len(skipped)} BROWSER TESTS SKIPPED: Chromium or axe-core is missing "
+            "(apt-get install chromium; npm ci). CI runs them and fails without them.",
+            red=True,
+            bold=True,
+        )

@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from macros.build_site import ROOT
+from macros.build_site import ROOT as ROOT
 from macros.build_site import build_site as _build_site
+from macros.locales import codes, locales
 
-LOCALE_CONFIGS = {"fr": ROOT / "mkdocs.yml", "en": ROOT / "mkdocs.en.yml"}
+LOCALE_CONFIGS = {locale.code: locale.config for locale in locales()}
+LOCALES = codes()
 
 
-def build_site(target: Path, locales: tuple[str, ...] = ("fr", "en"), catalog: Path | None = None) -> Path:
+def build_site(target: Path, locales: tuple[str, ...] = LOCALES, catalog: Path | None = None) -> Path:
     """Build the given locales into target/<locale>/, with another catalog folder if given."""
     previous = os.environ.get("GUIDE_CATALOG")
     if catalog is not None:

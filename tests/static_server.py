@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,10 +37,17 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A page closed while a large file (Pyodide) was still being sent: not the site's fault.
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 @contextmanager
 def serve(directory: Path, csp: str | None = CSP) -> Iterator[str]:
     handler = type("CspHandler", (Handler,), {"csp": csp})
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+    httpd = Server(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:

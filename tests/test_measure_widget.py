@@ -6,12 +6,12 @@ import pytest
 
 from .browser import wait_until
 from .conftest import FIXTURES
-from .test_site import PAGE_PATHS
+from .test_site import LOCALES, PAGE_PATHS
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("locale", ["fr", "en"])
+@pytest.mark.parametrize("locale", LOCALES)
 def test_pasted_topology_gets_a_verdict_and_a_coloured_matrix(browser, server, locale):
     page = browser.new_page()
     errors: list[str] = []

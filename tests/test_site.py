@@ -15,10 +15,9 @@ import yaml
 
 from macros.i18n import LABELS
 
-from .site_build import ROOT, build_site
+from .site_build import LOCALES, ROOT, build_site
 
 PAGE_PATHS = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["extra"]["page_paths"]
-LOCALES = ("fr", "en")
 NNBSP, NBSP = "\u202f", "\u00a0"
 
 
@@ -55,11 +54,81 @@ def test_every_page_exists_in_every_locale_with_its_language(site, locale, key):
     assert page.is_file(), f"{key} missing in {locale}"
     html = page.read_text()
     assert f'<html lang="{locale}"' in html
-    alternates = {a["hreflang"]: a["href"] for t, a in tags(page) if t == "link" and a.get("rel") == "alternate"}
-    assert set(alternates) == set(LOCALES)
-    # Head alternates name each locale's root: Material's bundle reads sitemap.xml beside them.
-    for lang, href in alternates.items():
-        assert resolve(page, site, href).resolve() == page_file(site, lang, "home").resolve()
+
+
+def site_root_url() -> str:
+    """extra.site_url of mkdocs.yml, or SITE_URL when set (macros/site_meta.py)."""
+    from macros.site_meta import configured_root_url
+
+    return configured_root_url()
+
+
+def counterparts(key: str) -> dict[str, str]:
+    """hreflang -> the absolute address of the page `key` in that locale, and x-default -> the chooser."""
+    root = site_root_url()
+    return {**{locale: f"{root}{locale}/{PAGE_PATHS[key][locale]}" for locale in LOCALES}, "x-default": root}
+
+
+def local_file(site: Path, url: str) -> Path:
+    """The built file a public address of the site is served from."""
+    path = site / url.removeprefix(site_root_url())
+    return path / "index.html" if url.endswith("/") else path
+
+
+@pytest.mark.parametrize("key", sorted(PAGE_PATHS))
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_page_names_its_address_and_its_counterparts(site, locale, key):
+    page = page_file(site, locale, key)
+    links = [a for t, a in tags(page) if t == "link"]
+    canonical = [a["href"] for a in links if a.get("rel") == "canonical"]
+    assert canonical == [counterparts(key)[locale]]
+    alternates = {a["hreflang"]: a["href"] for a in links if a.get("rel") == "alternate" and "hreflang" in a}
+    assert alternates == counterparts(key)
+    for lang, url in alternates.items():
+        target = local_file(site, url) if lang != "x-default" else site / "index.html"
+        assert target.is_file(), url
+    assert local_file(site, counterparts(key)[locale]).resolve() == page.resolve()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_each_sitemap_lists_every_page_with_its_counterparts(site, locale):
+    import xml.etree.ElementTree as ET
+
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    urls = ET.parse(site / locale / "sitemap.xml").getroot().findall("s:url", ns)
+    listed = {url.find("s:loc", ns).text: url for url in urls}
+    assert set(listed) == {counterparts(key)[locale] for key in PAGE_PATHS}
+    for key in PAGE_PATHS:
+        url = listed[counterparts(key)[locale]]
+        alternates = {link.get("hreflang"): link.get("href") for link in url.findall("x:link", ns)}
+        assert alternates == counterparts(key)
+
+
+@pytest.mark.parametrize("key", sorted(PAGE_PATHS))
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_page_previews_as_a_link(site, locale, key):
+    """Open Graph and Twitter card tags: the page's own title and description, its locale, an image the site serves."""
+    from babel import Locale
+
+    page = page_file(site, locale, key)
+    meta = {a.get("property") or a.get("name"): a.get("content", "") for t, a in tags(page) if t == "meta"}
+    title = unescape(re.search(r"<title>(.*?)</title>", page.read_text()).group(1))
+    assert title.startswith(meta["og:title"]) and meta["twitter:title"] == meta["og:title"]
+    assert meta["og:description"] == meta["description"] == meta["twitter:description"] != ""
+    assert meta["og:url"] == counterparts(key)[locale]
+    assert Locale.parse(meta["og:locale"]).language == locale
+    assert {
+        Locale.parse(a["content"]).language for t, a in tags(page) if a.get("property") == "og:locale:alternate"
+    } == set(LOCALES) - {locale}
+    assert meta["twitter:card"] == "summary_large_image" and meta["twitter:image"] == meta["og:image"]
+    image = local_file(site, meta["og:image"])
+    assert image.is_file(), meta["og:image"]
+    png = image.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (int.from_bytes(png[16:20]), int.from_bytes(png[20:24])) == (
+        int(meta["og:image:width"]),
+        int(meta["og:image:height"]),
+    )
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -86,7 +155,7 @@ def test_nothing_loads_from_another_host(site):
             for attr in ("src", "href"):
                 url = attrs.get(attr, "")
                 loads = tag in ("script", "img", "iframe", "source") or (
-                    tag == "link" and attrs.get("rel") != "alternate"
+                    tag == "link" and attrs.get("rel") not in ("alternate", "canonical")
                 )
                 if loads and url:
                     assert not re.match(r"^(https?:)?//", url), f"{page}: {tag} {url}"
@@ -236,3 +305,168 @@ def test_topology_labels_in_the_guide_come_from_the_catalog(site, catalog):
         text = page_file(site, locale, "nvlink").read_text()
         for node in ("8x-h100-sxm", "8x-a100-sxm4-80gb"):
             assert f"<code>NV{expected_nvlinks(catalog, catalog.node(node))}</code>" in text
+
+
+def test_a_node_added_to_the_catalog_is_a_yaml_edit_only(tmp_path, catalog_copy, catalog):
+    """A 42nd node (or whatever one more is) in a copy of the catalog: the check passes, the pages follow."""
+    nodes = catalog_copy / "nodes.yaml"
+    text = nodes.read_text()
+    last = text[text.index("  - id: 8x-b200") :]
+    assert "  - id: 4x-b200\n" not in text
+    added = last.replace("id: 8x-b200", "id: 4x-b200").replace("count: 8", "count: 4")
+    nodes.write_text(text.rstrip("\n") + "\n" + added)
+    count = len(catalog.nodes) + 1
+    built = build_site(tmp_path / "more", locales=("fr",), catalog=catalog_copy)
+    configurator = page_file(built, "fr", "configurator").read_text()
+    assert configurator.count("<tr data-node=") == count
+    assert 'data-node="4x-b200"' in configurator
+    home = unescape(re.sub(r"<[^>]+>", "", page_file(built, "fr", "home").read_text()))
+    assert f"{count} configurations" in home
+    answers = json.loads((built / "engine" / "answers" / "fr" / "bf16.json").read_text())["answers"]
+    assert all(len(answer["rows"]) == count for answer in answers.values())
+    shutil.rmtree(tmp_path / "more")
+
+
+def build_pages(tmp_path: Path, pages: dict[str, str], nav: list | None = None):
+    """Build mkdocs.yml's French config over other pages; returns the config's build outcome."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    docs = tmp_path / "docs"
+    for name, text in pages.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text)
+    config = load_config(
+        str(ROOT / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(tmp_path / "out"), nav=nav, strict=True
+    )
+    build(config)
+
+
+@pytest.mark.parametrize(
+    ("call", "what"),
+    [
+        (
+            'node_price("8x-h100-sxn")',
+            "unknown node id '8x-h100-sxn' (argument node_id); expected one of catalog/nodes.yaml: ",
+        ),
+        (
+            'tok_s("llama-3.3-70", "bf16", "8x-h100-sxm")',
+            "unknown model id 'llama-3.3-70' (argument model_id); expected one of catalog/models.yaml: ",
+        ),
+        (
+            'fit_table("llama-3.3-70b", "bf-16")',
+            "unknown format id 'bf-16' (argument fmt_id); expected one of catalog/formats.yaml: ",
+        ),
+        (
+            'compare_nodes("llama-3.3-70b", "bf16", "8x-h100-sxm", "4x-a100")',
+            "unknown node id '4x-a100' (argument node_ids)",
+        ),
+    ],
+)
+def test_a_misspelled_id_names_the_page_the_macro_and_the_valid_ids(tmp_path, caplog, catalog, call, what):
+    page = f"---\nkey: home\n---\n# T\n\n{{{{ {call} }}}}\n"
+    with pytest.raises(SystemExit), caplog.at_level("ERROR", logger="mkdocs.plugins.guide_macros"):
+        build_pages(tmp_path, {"index.md": page})
+    messages = [r.getMessage() for r in caplog.records if r.name == "mkdocs.plugins.guide_macros"]
+    macro = call.split("(")[0]
+    assert len(messages) == 1 and messages[0].startswith(f"index.md: {macro}(): {what}"), messages
+    kind = "format" if "format" in what else "model" if "model" in what else "node"
+    valid = {
+        "node": [n.id for n in catalog.nodes],
+        "model": [*catalog.llms, *catalog.diffusion],
+        "format": list(catalog.formats),
+    }[kind]
+    assert messages[0].endswith(", ".join(valid))
+    assert not (tmp_path / "out" / "index.html").exists()
+
+
+HOME = "---\nkey: home\n---\n# Accueil\n"
+CATALOG_PAGE = "---\nkey: catalog\n---\n# Catalogue\n\n## Prix\n"
+
+
+def build_fails(tmp_path, caplog, pages, nav=None, extra=None) -> str:
+    """Build pages that must fail; returns everything the build logged."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, PluginError
+
+    docs = tmp_path / "docs"
+    for name, text in pages.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text)
+    overrides = {"nav": nav} if nav is not None else {}
+    config = load_config(
+        str(ROOT / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(tmp_path / "out"), strict=True, **overrides
+    )
+    if extra:
+        config["extra"]["page_paths"].update(extra)
+    with caplog.at_level("WARNING"), pytest.raises((PluginError, Abort, SystemExit)):
+        build(config)
+    return "\n".join(r.getMessage() for r in caplog.records)
+
+
+def test_a_page_without_a_key_fails_the_build_with_its_name(tmp_path, caplog):
+    logged = build_fails(tmp_path, caplog, {"index.md": HOME, "guides/sans-cle.md": "# Sans clé\n"})
+    assert "guides/sans-cle.md: no `key:` in its front matter" in logged
+
+
+def test_a_page_with_an_unknown_key_fails_the_build_with_its_name(tmp_path, caplog):
+    logged = build_fails(tmp_path, caplog, {"index.md": HOME, "autre.md": "---\nkey: autre\n---\n# Autre\n"})
+    assert "autre.md: key 'autre' is not in extra.page_paths of mkdocs.yml" in logged
+
+
+def test_a_page_without_its_counterpart_fails_the_build_with_its_name(tmp_path, caplog):
+    pages = {"index.md": HOME, "guides/nouveau.md": "---\nkey: new-guide\n---\n# Nouveau\n"}
+    paths = {"new-guide": {"fr": "guides/nouveau/", **{code: "guides/new/" for code in LOCALES if code != "fr"}}}
+    logged = build_fails(tmp_path, caplog, pages, extra=paths)
+    other = next(code for code in LOCALES if code != "fr")
+    assert f"guides/nouveau.md: no counterpart in {other}: docs/{other}/guides/new.md" in logged
+
+
+def test_a_page_left_out_of_the_nav_fails_the_strict_build(tmp_path, caplog):
+    logged = build_fails(
+        tmp_path, caplog, {"index.md": HOME, "catalogue.md": CATALOG_PAGE}, nav=[{"Accueil": "index.md"}]
+    )
+    assert "catalogue.md" in logged and "not included in the" in logged
+
+
+def test_a_broken_anchor_fails_the_strict_build(tmp_path, caplog):
+    home = HOME + "\n[Les prix](catalogue.md#prix) et [ailleurs](catalogue.md#nulle-part)\n"
+    logged = build_fails(tmp_path, caplog, {"index.md": home, "catalogue.md": CATALOG_PAGE})
+    assert "nulle-part" in logged and "#prix" not in logged
+
+
+def test_the_preview_links_to_nothing_it_does_not_serve(tmp_path):
+    """`mkdocs serve` serves one locale at its root: no switcher to the others, no missing answers."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "preview"), strict=True)
+    config.plugins.on_startup(command="serve", dirty=False)
+    build(config, serve_url="http://127.0.0.1:8000/")
+    page = tmp_path / "preview" / PAGE_PATHS["nvlink"]["fr"] / "index.html"
+    assert page.is_file()
+    assert not [a for t, a in tags(page) if t == "a" and "md-select__link" in a.get("class", "")]
+    assert not [a for t, a in tags(page) if t == "link" and a.get("rel") == "canonical"]
+    # The page asks for the build's answers as it loads: the preview has none, and says so
+    # with empty bundles rather than a 404.
+    configurator = tmp_path / "preview" / PAGE_PATHS["configurator"]["fr"] / "index.html"
+    preloads = [a["href"] for t, a in tags(configurator) if t == "link" and a.get("rel") == "preload"]
+    answers = [href for href in preloads if "/answers/" in href]
+    assert answers
+    for href in answers:
+        # Served at the preview's root, where a path cannot climb above it.
+        target = tmp_path / "preview" / re.sub(r"^(\.\./)+", "", href)
+        assert json.loads(target.read_text())["answers"] == {}
+
+
+def test_the_root_leads_search_engines_to_every_sitemap(site):
+    import xml.etree.ElementTree as ET
+
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    index = ET.parse(site / "sitemap.xml").getroot()
+    listed = [loc.text for loc in index.findall("s:sitemap/s:loc", ns)]
+    assert listed == [f"{site_root_url()}{locale}/sitemap.xml" for locale in LOCALES]
+    assert all(local_file(site, url).is_file() for url in listed)
+    robots = (site / "robots.txt").read_text().splitlines()
+    assert f"Sitemap: {site_root_url()}sitemap.xml" in robots

@@ -1,5 +1,27 @@
 // The site's own small enhancements to Material's pages. No engine logic lives here.
 (function () {
+  // The page's words, written by the build in its own language (macros/i18n.py, SITE).
+  var wordsElement = document.getElementById("site-words");
+  var words = wordsElement ? JSON.parse(wordsElement.textContent) : {};
+
+  // Material fetches sitemap.xml beside every <link rel="alternate"> of the head, expecting one
+  // per locale's root, to reroute links between locales by path. The head names each page's own
+  // counterparts (absolute, for search engines), and the switcher's links are already exact: keep
+  // them out of that look-up, which runs on DOMContentLoaded, and put them back right after it.
+  var alternates = Array.prototype.slice.call(document.querySelectorAll('head link[rel="alternate"][hreflang]'));
+  alternates.forEach(function (link) {
+    link.setAttribute("rel", "x-alternate");
+  });
+  document.addEventListener(
+    "DOMContentLoaded",
+    function () {
+      alternates.forEach(function (link) {
+        link.setAttribute("rel", "alternate");
+      });
+    },
+    { once: true },
+  );
+
   // Wide tables scroll sideways inside Material's wrapper: make each wrapper reachable from the
   // keyboard and named for screen readers, so the hidden columns can be scrolled into view.
   function labelScrollRegions() {
@@ -7,7 +29,7 @@
       if (!wrap.hasAttribute("tabindex")) {
         wrap.setAttribute("tabindex", "0");
         wrap.setAttribute("role", "region");
-        wrap.setAttribute("aria-label", document.documentElement.lang === "fr" ? "Tableau défilant" : "Scrolling table");
+        if (words.scroll_region) wrap.setAttribute("aria-label", words.scroll_region);
       }
     });
   }
@@ -23,7 +45,17 @@
     });
   }
 
+  // Material's search dialog has no name of its own: give it its field's (already translated).
+  function nameSearchDialog() {
+    var dialog = document.querySelector('.md-search[role="dialog"]');
+    var field = document.querySelector(".md-search__input");
+    if (dialog && field && !dialog.hasAttribute("aria-label")) {
+      dialog.setAttribute("aria-label", field.getAttribute("aria-label") || field.placeholder);
+    }
+  }
+
   function enhance() {
+    nameSearchDialog();
     labelScrollRegions();
     keepSwitcherLinks();
   }

@@ -1,0 +1,79 @@
+"""French search as readers type it, in the browser: with or without accents and ligatures, in
+the singular or the plural, the verb or its noun, a word finds the same pages."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from .site_build import LOCALES, ROOT
+
+pytestmark = pytest.mark.browser
+
+PAIRS = [("carte", "cartes"), ("noeud", "nœud"), ("memoire", "mémoire"), ("quantifier", "quantification")]
+
+
+def search(page, words: str) -> set[str]:
+    """The pages Material's search lists for `words`, typed as a reader types them."""
+    page.evaluate("document.getElementById('__search').checked = true")
+    page.focus(".md-search__input")
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    page.keyboard.type(words, delay=20)
+    deadline = time.monotonic() + 20
+    last, stable_since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        meta = page.inner_text(".md-search-result__meta")
+        found = page.eval_on_selector_all(
+            ".md-search-result__item > a", "links => links.map(a => new URL(a.href).pathname)"
+        )
+        state = (meta, tuple(sorted(found)))
+        if state != last:
+            last, stable_since = state, time.monotonic()
+        elif time.monotonic() - stable_since > 0.6 and meta and not meta.startswith("Taper"):
+            return set(found)
+        time.sleep(0.1)
+    raise AssertionError(f"search for {words!r} did not settle: {last}")
+
+
+@pytest.fixture(scope="module")
+def french_search(browser, server):
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{server}/fr/")
+    yield page
+    assert not errors, errors
+    page.close()
+
+
+@pytest.mark.parametrize(("typed", "written"), PAIRS, ids=lambda w: w)
+def test_french_words_find_the_same_pages_however_they_are_typed(french_search, typed, written):
+    first, second = search(french_search, typed), search(french_search, written)
+    assert first, f"{typed!r} finds nothing"
+    assert first == second, (typed, sorted(first), written, sorted(second))
+
+
+def test_the_unaccented_forms_are_not_in_the_pages_themselves(site):
+    # So that the pages `noeud` and `memoire` find are found through folding, not by chance.
+    text = json.loads((site / "fr" / "search" / "search_index.json").read_text())
+    words = " ".join(doc["title"] + " " + doc["text"] for doc in text["docs"]).lower()
+    assert "nœud" in words and "mémoire" in words
+    assert "noeud" not in words and "memoire" not in words
+
+
+def test_french_search_ships_lunrs_french_beside_its_wrapper(site):
+    from material import templates
+
+    theme = Path(templates.__file__).parent / "assets" / "javascripts" / "lunr" / "min"
+    for locale in LOCALES:
+        shipped = site / locale / "assets" / "javascripts" / "lunr" / "min"
+        assert (shipped / "lunr.fr.vendor.min.js").read_bytes() == (theme / "lunr.fr.min.js").read_bytes()
+        wrapper = (shipped / "lunr.fr.min.js").read_text()
+        assert (
+            wrapper == (ROOT / "overrides" / "assets" / "javascripts" / "lunr" / "min" / "lunr.fr.min.js").read_text()
+        )
+        assert 'importScripts("../lunr/min/lunr.fr.vendor.min.js")' in wrapper
