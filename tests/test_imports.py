@@ -32,11 +32,23 @@ MODULES = {module_name(p): p for p in sorted(MACROS.rglob("*.py"))}
 
 
 def imports_of(name: str) -> set[str]:
-    """Every module of macros/ that `name` imports, at the top or inside a function."""
+    """Every module of macros/ that `name` imports, at the top or inside a function.
+
+    Imports under `if TYPE_CHECKING:` are for type checkers only and never run: they are left out.
+    """
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    typing_only = {
+        id(child)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for child in ast.walk(node)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
