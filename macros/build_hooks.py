@@ -151,6 +151,26 @@ def _keep_compiled_templates(config: Any) -> None:
     theme.get_env = get_env_with_cache
 
 
+def on_template_context(context: Any, template_name: str, config: Any) -> Any:
+    """Give the locale's 404 page absolute links under the site's path (SITE_BASE, default `/`).
+
+    A host serves it at whatever address was not found, so relative links cannot work; MkDocs
+    makes them absolute from the root of the host, where the locale's assets are not.
+    """
+    if template_name != "404.html":
+        return context
+    from mkdocs.utils import normalize_url
+
+    from macros.site_root import site_base
+
+    base = site_base()
+    base_url = (base.rstrip("/") or "/") if _command == "serve" else f"{base}{config['theme']['language']}"
+    context["base_url"] = base_url
+    context["extra_css"] = [normalize_url(str(path), None, base_url) for path in config["extra_css"]]
+    context["extra_javascript"] = [normalize_url(str(script), None, base_url) for script in config["extra_javascript"]]
+    return context
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
     """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py).
 
