@@ -101,9 +101,25 @@ def ship_engine(shared: Path, data: dict[str, Any]) -> None:
     for path in engine_files():
         _copy_if_changed(path, target / "fitengine" / path.name)
         hashes[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest = {"package": "fitengine", "files": hashes, "pyodide": pyodide_dist.pyodide_version()}
+    catalog = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    (target / "catalog.json").write_bytes(catalog)
+    manifest = {
+        "package": "fitengine",
+        "files": hashes,
+        "pyodide": pyodide_dist.pyodide_version(),
+        "data": {"catalog.json": hashlib.sha256(catalog).hexdigest()},
+    }
     (target / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    (target / "catalog.json").write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def hash_answers(shared: Path) -> None:
+    """Add every build-time answers file to the manifest's `data`: the widget trusts only those."""
+    manifest_path = shared / "engine" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for path in sorted((shared / "engine" / "answers").glob("*/*.json")):
+        name = path.relative_to(shared / "engine").as_posix()
+        manifest["data"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
 def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
@@ -126,7 +142,8 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
             bundles.setdefault(fmt_id, {})[model] = rendered
     for fmt_id, answers in bundles.items():
         bundle = {"version": 1, "locale": locale, "format": fmt_id, "answers": answers}
-        (folder / f"{fmt_id}.json").write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")))
+        text = json.dumps(bundle, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        (folder / f"{fmt_id}.json").write_text(text, encoding="utf-8")
 
 
 def _keep_compiled_templates(config: Any) -> None:
@@ -198,3 +215,4 @@ def on_post_build(config: Any) -> None:
         # The preview skips the build-time answers (its widget waits for Pyodide instead), so
         # that an edit shows in about a second.
         ship_answers(shared, data, config["theme"]["language"])
+        hash_answers(shared)

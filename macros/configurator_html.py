@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from macros.fitengine import Catalog, answer
+from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
 from macros.pyodide_dist import pyodide_version
@@ -66,6 +67,9 @@ class ConfiguratorHtml:
             "data-default-format": fmt,
             "data-default-context": str(a.default_context),
             "data-default-concurrency": str(a.default_concurrency),
+            "data-custom-chars": str(CUSTOM_CHARS),
+            "data-custom-depth": str(CUSTOM_DEPTH),
+            "data-custom-link": str(CUSTOM_LINK),
         }
         if compact:
             attrs["data-compact"] = ""

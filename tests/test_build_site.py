@@ -158,3 +158,17 @@ def test_npm_ci_failing_offline_says_why(tmp_path):
     assert run.returncode != 0
     assert "npm ci could not install Pyodide" in run.stderr
     assert "http://127.0.0.1:9/" in run.stderr
+
+
+def test_the_manifest_holds_every_file_the_widgets_trust(site):
+    import hashlib
+    import json
+
+    manifest = json.loads((site / "engine" / "manifest.json").read_text(encoding="utf-8"))
+    trusted = {
+        "catalog.json",
+        *(p.relative_to(site / "engine").as_posix() for p in site.glob("engine/answers/*/*.json")),
+    }
+    assert set(manifest["data"]) == trusted
+    for name, digest in manifest["data"].items():
+        assert hashlib.sha256((site / "engine" / name).read_bytes()).hexdigest() == digest, name

@@ -295,3 +295,21 @@ def test_cli_refuses_files_json_cannot_hold(tmp_path):
         code, out, err = run_cli("fit", "--config", str(path), "--format", "bf16")
         assert code == 2 and out == "" and err.count("\n") == 1, (name, err[:300])
         assert str(path) in err and len(err) < 400
+
+
+def test_a_config_nested_deeper_than_any_config_json_is_refused(catalog):
+    from macros.fitengine.api import CUSTOM_DEPTH
+
+    config = json.loads((FIXTURES / "configs" / "llama-3.1-8b.json").read_text())
+    deep: Any = 1
+    for _ in range(CUSTOM_DEPTH - 1):  # the config, these lists and the number: one level too many
+        deep = [deep]
+    config["x"] = deep
+    try:
+        raw_answer(catalog, {"config": config, "format": "bf16"})
+    except EngineError as error:
+        assert f"more than {CUSTOM_DEPTH} levels" in str(error)
+    else:
+        raise AssertionError("a config nested deeper than the limit was answered")
+    config["x"] = deep[0]
+    assert raw_answer(catalog, {"config": config, "format": "bf16"})["rows"]

@@ -22,6 +22,12 @@ from .nvidia_smi import parse_nvlink_status, parse_topo
 from .reasons import Reason, render
 
 SCHEMA_VERSION = 1
+# What a custom model (a pasted config.json, or one carried by a link) may hold: a real
+# config.json is a few kilobytes, three or four levels deep. The widget checks the same bounds
+# before it sends anything to the engine's worker.
+CUSTOM_CHARS = 100_000  # characters of its JSON
+CUSTOM_DEPTH = 32  # levels of nested objects and lists
+CUSTOM_LINK = 32_000  # characters of `custom=` in a link (web servers refuse far longer addresses)
 _DIGITS = re.compile(r"[0-9]{1,12}")
 
 
@@ -43,6 +49,23 @@ def _whole(request: dict[str, Any], key: str) -> int | None:
     if abs(value) >= 10**12:
         raise EngineError(f"{key} must be a whole number of at most 12 digits, got {shown(value)}")
     return value
+
+
+def _bounded(value: Any, key: str) -> None:
+    """Refuse a custom model nested deeper or holding more values than a config.json could."""
+    stack = [(value, 1)]
+    count = 0
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if depth > CUSTOM_DEPTH:
+            raise EngineError(f"{key} is nested more than {CUSTOM_DEPTH} levels deep; a config.json is not")
+        if count > CUSTOM_CHARS:
+            raise EngineError(f"{key} holds more than {CUSTOM_CHARS:,} values; a config.json does not")
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
 
 
 def _id(request: dict[str, Any], key: str) -> str | None:
@@ -91,6 +114,7 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
         kind = "diffusion"
     else:
         if request.get("config") is not None:
+            _bounded(request["config"], "config")
             model: Any = from_hf_config(request["config"], name=_id(request, "name") or None)
         elif request.get("totals") is not None:
             totals = request["totals"]
