@@ -313,3 +313,23 @@ def test_a_config_nested_deeper_than_any_config_json_is_refused(catalog):
         raise AssertionError("a config nested deeper than the limit was answered")
     config["x"] = deep[0]
     assert raw_answer(catalog, {"config": config, "format": "bf16"})["rows"]
+
+
+@seed(15)
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    st.fixed_dictionaries(
+        {k: st.sampled_from(HOSTILE_VALUES) | st.floats() | st.integers(0, 10**13) for k in ("total", "active")}
+        | {k: st.sampled_from(HOSTILE_VALUES) | st.integers(-2, 200) for k in ("layers", "kv_heads", "head_dim")}
+    ),
+    st.sampled_from([None, "custom model", "x" * 10_000, ["a"], "$&"]),
+)
+def test_fit_requests_by_totals_answer_finitely_or_refuse(catalog, totals, name):
+    request = {"totals": totals, "format": "bf16", "name": name}
+    try:
+        result = raw_answer(catalog, request)
+    except EngineError as error:
+        assert len(str(error)) < 600
+        return
+    assert_finite(result)
+    assert len(result["model_name"]) <= 120
