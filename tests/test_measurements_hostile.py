@@ -220,3 +220,10 @@ def test_refused_pastes_exit_2_with_one_line(tmp_path, kind, paste):
     code, out, err = run_cli(kind, str(path), "--node", "8x-h100-sxm")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and len(err) < 300
+
+
+def test_nvlink_on_a_pcie_node_is_reported_once(catalog):
+    node = catalog.node("8x-rtx-4090")
+    health = check_topology(catalog, node, parse_topo(matrix(8, "NV99999")))
+    assert ("warning", "topo_unexpected_nvlink") in codes(health)
+    assert ("fault", "topo_too_many_links") not in codes(health)
