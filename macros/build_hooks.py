@@ -180,8 +180,8 @@ def on_template_context(context: Any, template_name: str, config: Any) -> Any:
 
     from macros.site_root import site_base
 
-    base = site_base()
-    base_url = (base.rstrip("/") or "/") if _command == "serve" else f"{base}{config['theme']['language']}"
+    # The preview serves one locale at the root of 127.0.0.1, whatever SITE_BASE says.
+    base_url = "/" if _command == "serve" else f"{site_base()}{config['theme']['language']}"
     context["base_url"] = base_url
     context["extra_css"] = [normalize_url(str(path), None, base_url) for path in config["extra_css"]]
     context["extra_javascript"] = [normalize_url(str(script), None, base_url) for script in config["extra_javascript"]]
