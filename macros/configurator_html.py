@@ -80,6 +80,9 @@ class ConfiguratorHtml:
             # model chosen while Pyodide loads answers at once (the compact widget waits for a touch).
             answers = f"{root}../engine/answers/{self.locale}/{fmt}.json"
             parts.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{escape(answers)}">')
+            # The manifest holding the answers' hash: they are used only once it vouches for them.
+            manifest = f"{root}../engine/manifest.json"
+            parts.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{escape(manifest)}">')
         parts += [
             f'<script type="application/json" data-labels>{json.dumps(self.t, ensure_ascii=False)}</script>',
             self._form(model, fmt),
