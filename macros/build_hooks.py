@@ -5,7 +5,8 @@ After each locale's build this writes, once for all locales, beside the locale f
     site/pyodide/<version>/       Pyodide's core files, from node_modules/pyodide (npm); the version
                                   in the path lets a host cache them for good
     site/engine/fitengine/*.py    the engine's files, byte for byte
-    site/engine/manifest.json     their SHA-256, which the widget checks before importing them
+    site/engine/manifest.json     their SHA-256, and the catalog's and answers' (`data`): the widget
+                                  uses none of these files unless it matches
     site/engine/catalog.json      the validated catalog, as the engine's Catalog.from_dict reads it
     site/engine/answers/<locale>/<format>.json   build-time answers at the defaults, every model
 
