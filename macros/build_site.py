@@ -108,7 +108,11 @@ def _build_into(target: Path, chosen: list[Path], every: bool) -> list[str]:
         try:
             build(config)
         except (Exception, SystemExit) as error:
-            detail = "" if isinstance(error, SystemExit) else f": {str(error).strip().splitlines()[0][:300]}"
+            lines = [] if isinstance(error, SystemExit) else str(error).strip().splitlines()
+            if len(lines) > 1:  # a long message (the catalog's problems, one a line) goes before
+                for line in lines[:50]:
+                    print(f"{locale}: {line[:300]}", file=sys.stderr)
+            detail = f": {lines[0][:300]}" if len(lines) == 1 else ""
             raise BuildFailed(f"build of {locale} ({config_file.name}) failed{detail}") from error
         locales.append(locale)
     log.locale = ""

@@ -172,3 +172,15 @@ def test_the_manifest_holds_every_file_the_widgets_trust(site):
     assert set(manifest["data"]) == trusted
     for name, digest in manifest["data"].items():
         assert hashlib.sha256((site / "engine" / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_an_invalid_catalog_fails_the_build_with_every_problem(tmp_path, catalog_copy, monkeypatch, capsys):
+    edit(catalog_copy, "nodes", "    gpu: b200\n", "    gpu: b300\n")
+    monkeypatch.setenv("GUIDE_CATALOG", str(catalog_copy))
+    target = tmp_path / "site"
+    marker = previous_site(target)
+    with pytest.raises(BuildFailed):
+        build_site(target)
+    err = capsys.readouterr().err
+    assert "node 8x-b200: gpu: expected a GPU id of catalog/gpus.yaml, got 'b300'" in err
+    assert marker.read_text(encoding="utf-8") == "the previous site"
