@@ -27,8 +27,12 @@ lock:
 	.cache/lock/bin/python -m pip install --quiet uv==$(UV_VERSION)
 	.cache/lock/bin/uv pip compile pyproject.toml --extra test --generate-hashes --universal --python-version 3.11.5 -o $(LOCK)
 
+# Pyodide comes from the npm registry: when npm cannot reach it, say so rather than "Error 1".
 $(NPM_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --silent
+	@npm ci --no-audit --no-fund --loglevel=error || { \
+	  echo "make: npm ci could not install Pyodide (package-lock.json) from the npm registry ($$(npm config get registry))." >&2; \
+	  echo "make: npm's message is above: check the network or the proxy (npm config get proxy), or that the registry is reachable, then run make again." >&2; \
+	  exit 1; }
 	touch $(NPM_STAMP)
 
 site: $(STAMP) $(NPM_STAMP)

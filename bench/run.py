@@ -58,6 +58,7 @@ TARGETS = {
         "share of runs where the build's table is painted before Pyodide is asked for",
     ),
     "guide_pyodide_bytes": ("==", 0, "Pyodide bytes a guide page transfers before its widget is touched"),
+    "topo_1000_gpus_s": ("<", 1.0, "`nvidia-smi topo -m` parser on a 1,000-GPU matrix (median, CPython)"),
 }
 
 
@@ -481,7 +482,22 @@ def bench_engine_cpython(runs: int) -> dict[str, Any]:
     return {
         "engine_cpython_one_workload_ms": stats(one, "ms"),
         "engine_cpython_every_model_format_s": stats(every, "s"),
+        "topo_1000_gpus_s": stats([time_topo(1000) for _ in range(runs)], "s"),
     }
+
+
+def time_topo(gpus: int) -> float:
+    """Seconds to read a `nvidia-smi topo -m` matrix of `gpus` GPUs (the parser must stay linear in its size)."""
+    from macros.fitengine.nvidia_smi import parse_topo
+
+    head = "\t" + "\t".join(f"GPU{j}" for j in range(gpus)) + "\tCPU Affinity\tNUMA Affinity"
+    rows = [f"GPU{i}\t" + "\t".join("X" if i == j else "NV18" for j in range(gpus)) + "\t0-47\t0" for i in range(gpus)]
+    text = "\n".join([head, *rows])
+    start = time.perf_counter()
+    topo = parse_topo(text)
+    elapsed = time.perf_counter() - start
+    assert topo.gpus == gpus
+    return elapsed
 
 
 # --- report ---------------------------------------------------------------------------------

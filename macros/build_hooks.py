@@ -5,7 +5,8 @@ After each locale's build this writes, once for all locales, beside the locale f
     site/pyodide/<version>/       Pyodide's core files, from node_modules/pyodide (npm); the version
                                   in the path lets a host cache them for good
     site/engine/fitengine/*.py    the engine's files, byte for byte
-    site/engine/manifest.json     their SHA-256, which the widget checks before importing them
+    site/engine/manifest.json     their SHA-256, and the catalog's and answers' (`data`): the widget
+                                  uses none of these files unless it matches
     site/engine/catalog.json      the validated catalog, as the engine's Catalog.from_dict reads it
     site/engine/answers/<locale>/<format>.json   build-time answers at the defaults, every model
 
@@ -106,9 +107,25 @@ def ship_engine(shared: Path, data: dict[str, Any]) -> None:
     for path in engine_files():
         _copy_if_changed(path, target / "fitengine" / path.name)
         hashes[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest = {"package": "fitengine", "files": hashes, "pyodide": pyodide_dist.pyodide_version()}
+    catalog = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    (target / "catalog.json").write_bytes(catalog)
+    manifest = {
+        "package": "fitengine",
+        "files": hashes,
+        "pyodide": pyodide_dist.pyodide_version(),
+        "data": {"catalog.json": hashlib.sha256(catalog).hexdigest()},
+    }
     (target / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    (target / "catalog.json").write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def hash_answers(shared: Path) -> None:
+    """Add every build-time answers file to the manifest's `data`: the widget trusts only those."""
+    manifest_path = shared / "engine" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for path in sorted((shared / "engine" / "answers").glob("*/*.json")):
+        name = path.relative_to(shared / "engine").as_posix()
+        manifest["data"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
 def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
@@ -131,7 +148,8 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
             bundles.setdefault(fmt_id, {})[model] = rendered
     for fmt_id, answers in bundles.items():
         bundle = {"version": 1, "locale": locale, "format": fmt_id, "answers": answers}
-        (folder / f"{fmt_id}.json").write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")))
+        text = json.dumps(bundle, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        (folder / f"{fmt_id}.json").write_text(text, encoding="utf-8")
 
 
 def ship_no_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
@@ -180,6 +198,26 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return markdown
 
 
+def on_template_context(context: Any, template_name: str, config: Any) -> Any:
+    """Give the locale's 404 page absolute links under the site's path (SITE_BASE, default `/`).
+
+    A host serves it at whatever address was not found, so relative links cannot work; MkDocs
+    makes them absolute from the root of the host, where the locale's assets are not.
+    """
+    if template_name != "404.html":
+        return context
+    from mkdocs.utils import normalize_url
+
+    from macros.site_root import site_base
+
+    # The preview serves one locale at the root of 127.0.0.1, whatever SITE_BASE says.
+    base_url = "/" if _command == "serve" else f"{site_base()}{config['theme']['language']}"
+    context["base_url"] = base_url
+    context["extra_css"] = [normalize_url(str(path), None, base_url) for path in config["extra_css"]]
+    context["extra_javascript"] = [normalize_url(str(script), None, base_url) for script in config["extra_javascript"]]
+    return context
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
     """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py).
 
@@ -210,5 +248,6 @@ def on_post_build(config: Any) -> None:
         # The preview skips the build-time answers (its widget waits for Pyodide instead), so
         # that an edit shows in about a second.
         ship_answers(shared, data, config["theme"]["language"])
+        hash_answers(shared)
     else:
         ship_no_answers(shared, data, config["theme"]["language"])

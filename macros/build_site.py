@@ -3,16 +3,59 @@
 One config per locale sits beside mkdocs.yml (mkdocs.yml is French, mkdocs.<code>.yml the
 others). Building them in one process reads the catalog and computes the build-time answers
 once for all locales. Then the root files (language chooser, 404) are written.
+
+The site is built into a fresh folder beside the target (`.site.building`) and swapped in only
+once every locale and every shipped file is there: a build that fails, or is killed, leaves the
+previous site/ as it was. What MkDocs and the macros say goes to stderr, a macro error as the
+page and the macro's message.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+_MACRO_PAGE = re.compile(r"_File_: `([^`]*)`")
+_MACRO_ERROR = re.compile(r"^_(?!File_)(\w+)_: (.+)$", re.MULTILINE)
+
+
+class BuildLog(logging.Handler):
+    """Prints MkDocs' warnings and errors, one line each; a macro error as its page and message."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.locale = ""
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "Macro Rendering Error" in message:
+            page = _MACRO_PAGE.search(message)
+            error = _MACRO_ERROR.search(message)
+            where = page.group(1) if page else "(page unknown)"
+            what = f"{error.group(1)}: {error.group(2)}" if error else "macro error"
+            line = f"{self.locale}: {where}: {what}"
+        else:
+            first = message.strip().split("\n", 1)[0]
+            line = f"{self.locale}: {record.levelname.lower()}: {first[:500]}"
+        self.lines.append(line)
+        print(line, file=sys.stderr)
+
+
+_log = BuildLog()
+
+
+def _listen() -> BuildLog:
+    logger = logging.getLogger("mkdocs")
+    if _log not in logger.handlers:
+        logger.addHandler(_log)
+    return _log
 
 
 def locale_configs() -> list[Path]:
@@ -22,26 +65,98 @@ def locale_configs() -> list[Path]:
     return [locale.config for locale in locales()]
 
 
+class BuildFailed(SystemExit):
+    """A locale did not build; the message names it, the site folder is left as it was."""
+
+
 def build_site(target: Path, configs: list[Path] | None = None, clean: bool = True) -> Path:
-    """Build the given locale configs (all by default) into target/<locale>/."""
+    """Build the given locale configs (all by default) into target/<locale>/.
+
+    With `clean` (the default), into a fresh folder swapped in for `target` once complete;
+    without, over what `target` holds (the benchmark's warm builds).
+    """
+    chosen = configs or locale_configs()
+    every = len(chosen) == len(locale_configs())
+    if not clean:
+        _build_into(target, chosen, every)
+        return target
+    staging = target.with_name(f".{target.name}.building")
+    shutil.rmtree(staging, ignore_errors=True)  # what a killed build left
+    try:
+        locales = _build_into(staging, chosen, every)
+        missing = incomplete(staging, locales, every)
+        if missing:
+            raise BuildFailed(f"build incomplete, {target} left as it was: missing {', '.join(missing[:5])}")
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _swap(staging, target)
+    return target
+
+
+def _build_into(target: Path, chosen: list[Path], every: bool) -> list[str]:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     from macros.site_root import write_root
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    chosen = configs or locale_configs()
-    if clean and target.exists():
-        shutil.rmtree(target)
+    log = _listen()
+    locales = []
     for config_file in chosen:
         config = load_config(str(config_file))
         locale = config["theme"]["language"]
+        log.locale = locale
         config = load_config(str(config_file), site_dir=str(target / locale), strict=True)
-        build(config)
-    if len(chosen) == len(locale_configs()):
+        try:
+            build(config)
+        except (Exception, SystemExit) as error:
+            lines = [] if isinstance(error, SystemExit) else str(error).strip().splitlines()
+            if len(lines) > 1:  # a long message (the catalog's problems, one a line) goes before
+                for line in lines[:50]:
+                    print(f"{locale}: {line[:300]}", file=sys.stderr)
+            detail = f": {lines[0][:300]}" if len(lines) == 1 else ""
+            raise BuildFailed(f"build of {locale} ({config_file.name}) failed{detail}") from error
+        locales.append(locale)
+    log.locale = ""
+    if every:
         write_root(target)
-    return target
+    return locales
+
+
+def incomplete(site: Path, locales: list[str], every: bool) -> list[str]:
+    """What a complete build has and `site` lacks: each locale's pages, the engine, its answers."""
+    wanted = [f"{locale}/index.html" for locale in locales] + [f"{locale}/404.html" for locale in locales]
+    wanted += ["engine/manifest.json", "engine/catalog.json"]
+    if every:
+        wanted += ["index.html", "404.html", "choose-language.js"]
+    missing = [name for name in wanted if not (site / name).is_file()]
+    missing += [f"engine/answers/{loc}/" for loc in locales if not any((site / "engine/answers" / loc).glob("*.json"))]
+    pyodide = site / "pyodide"
+    if not pyodide.is_dir() or not any(pyodide.rglob("pyodide.mjs")):
+        missing.append("pyodide/")
+    return missing
+
+
+def _swap(staging: Path, target: Path) -> None:
+    """Put the new site in place of the old: two renames, the old folder removed after."""
+    old = target.with_name(f".{target.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    staging.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    target = Path(argv[0] if argv else ROOT / "site")
+    try:
+        build_site(target)
+    except BuildFailed as failed:
+        print(f"error: {failed.code}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    build_site(Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "site"))
+    raise SystemExit(main(sys.argv[1:]))

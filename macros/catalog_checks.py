@@ -6,6 +6,7 @@ not (or is missing) is skipped, so one broken file does not bury the others unde
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +27,11 @@ class Problem:
     expected: str
 
     def __str__(self) -> str:
-        return f"{self.file}: {self.entry}: {self.field}: {self.expected}"
+        expected = self.expected if len(self.expected) <= MESSAGE_LIMIT else self.expected[:MESSAGE_LIMIT] + "…"
+        return f"{self.file}: {self.entry[:80]}: {self.field[:80]}: {expected}"
+
+
+MESSAGE_LIMIT = 300  # characters of one problem: a message names a value, never echoes a whole one
 
 
 PARAMS_TOLERANCE = 0.005  # computed parameter count vs the published total
@@ -34,6 +39,42 @@ PARAMS_TOLERANCE = 0.005  # computed parameter count vs the published total
 # GB/GiB confusion of marketing and by ECC or reserved pages, never by much more.
 USABLE_RANGE = (0.9, 1.15)
 REQUIRED_LINKS = ("pcie-gen4-x16", "pcie-gen5-x16", "cross-socket")
+
+# Plausible ranges, by section and field, in the unit the schema requires. Far wider than any
+# real card, link or model, narrow enough to catch a unit slip (TB/s typed as GB/s, a monthly
+# price typed as hourly) or a digit too many. GPU figures depend on the kind of card: HBM
+# (data-centre boards) or GDDR (graphics and workstation cards).
+RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("gpus", "memory_sold"): (8, 1024, "GB"),
+    ("gpus", "bf16_dense"): (10, 20_000, "TFLOPS"),
+    ("gpus", "fp8_dense"): (20, 40_000, "TFLOPS"),
+    ("gpus", "tdp"): (25, 3_000, "W"),
+    ("gpus", "nvlink.per_direction"): (10, 5_000, "GB/s"),
+    ("links", "per_direction"): (1, 1_000, "GB/s"),
+    ("links", "per_link"): (1, 500, "GB/s"),
+    ("links", "latency"): (0.1, 1_000, "us"),
+    ("llms", "params_total"): (1e7, 1e14, "parameters"),
+    ("diffusion", "components.params"): (1e5, 1e13, "parameters"),
+    ("diffusion", "activation"): (0.01, 1_000, "GB"),
+    ("formats", "bits_per_weight"): (1, 32, "bit"),
+    ("assumptions", "usable_fraction"): (0.5, 1, "ratio"),
+    ("assumptions", "decode_efficiency"): (0.01, 1, "ratio"),
+    ("assumptions", "hours_per_month"): (672, 744, "hours"),
+    ("assumptions", "reserve_dense"): (0, 256, "GiB"),
+    ("assumptions", "reserve_moe"): (0, 256, "GiB"),
+    ("assumptions", "kv_bytes"): (0.5, 8, "bytes"),
+    ("assumptions", "activation_bytes"): (0.5, 8, "bytes"),
+    ("assumptions", "gradient_bytes"): (0.5, 8, "bytes"),
+    ("assumptions", "allreduces_per_layer"): (1, 16, "count"),
+    ("assumptions", "default_context"): (1, 10_000_000, "tokens"),
+    ("assumptions", "default_concurrency"): (1, 4096, "sequences"),
+}
+# By kind of card: memory bandwidth (GB/s) and price per card-hour (USD), from the slowest GDDR
+# card to far beyond the fastest HBM board, and from spot prices to several times list prices.
+CARD_RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    "HBM": {"memory_bandwidth": (1_000, 30_000), "card_hour_usd": (0.3, 30.0)},
+    "GDDR": {"memory_bandwidth": (100, 3_000), "card_hour_usd": (0.05, 10.0)},
+}
 
 
 def check(data: dict[str, Any]) -> list[Problem]:
@@ -64,6 +105,7 @@ def check(data: dict[str, Any]) -> list[Problem]:
         problems += list(_llms(data))
     if "diffusion" in data:
         problems += list(_diffusion(data))
+    problems += list(_ranges(data))
     if "assumptions" in data and "gpus" in data:
         ref = data["assumptions"]["diffusion_reference_gpu"]["value"]
         if ref not in _ids(data["gpus"]):
@@ -353,3 +395,123 @@ def _diffusion(data: dict[str, Any]) -> Iterator[Problem]:
                 "components",
                 "expected a denoiser (role: transformer)",
             )
+
+
+def card_kind(gpu: dict[str, Any]) -> str:
+    """HBM for data-centre boards, GDDR for graphics and workstation cards."""
+    return "HBM" if str(gpu.get("memory_type", "")).upper().startswith("HBM") else "GDDR"
+
+
+def _range_text(low: float, high: float, unit: str) -> str:
+    return f"between {low:,g} and {high:,g} {unit}"
+
+
+SECTION_FILES = {
+    "gpus": "gpus",
+    "links": "interconnects",
+    "topologies": "interconnects",
+    "nodes": "nodes",
+    "formats": "formats",
+    "llms": "models",
+    "diffusion": "models",
+    "assumptions": "assumptions",
+}
+
+
+def _figures(item: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every {value, unit} figure inside an entry, with its dotted path."""
+    if isinstance(item, dict):
+        if "value" in item and "unit" in item:
+            yield path, item
+        for key, child in item.items():
+            yield from _figures(child, f"{path}.{key}" if path else str(key))
+    elif isinstance(item, list):
+        for child in item:
+            yield from _figures(child, path)
+
+
+def _ranges(data: dict[str, Any]) -> Iterator[Problem]:
+    """Figures outside the range a card, link, model or constant of their kind can have."""
+    for section, file in SECTION_FILES.items():
+        items = data.get(section)
+        if items is None:
+            continue
+        entries = items.items() if isinstance(items, dict) else ((item.get("id", "?"), item) for item in items)
+        for entry_id, item in entries:
+            label = entry_id if section == "assumptions" else f"{section.rstrip('s')} {entry_id}"
+            for path, figure in _figures(item):
+                key = (section, str(entry_id)) if section == "assumptions" else (section, path)
+                value = figure["value"]
+                if key not in RANGES or isinstance(value, bool) or not isinstance(value, (int, float)):
+                    continue
+                low, high, unit = RANGES[key]
+                if figure["unit"] == unit and not low <= value <= high:
+                    yield Problem(
+                        f"catalog/{file}.yaml",
+                        label,
+                        f"{path}.value" if path else "value",
+                        f"expected {_range_text(low, high, unit)}, got {value:,g}",
+                    )
+    yield from _card_ranges(data)
+
+
+def _card_ranges(data: dict[str, Any]) -> Iterator[Problem]:
+    gpus = {gpu["id"]: gpu for gpu in data.get("gpus", [])}
+    for gpu in gpus.values():
+        kind = card_kind(gpu)
+        low, high = CARD_RANGES[kind]["memory_bandwidth"]
+        figure = gpu["memory_bandwidth"]
+        if figure["unit"] == "GB/s" and not low <= figure["value"] <= high:
+            yield Problem(
+                "catalog/gpus.yaml",
+                f"gpu {gpu['id']}",
+                "memory_bandwidth.value",
+                f"expected {_range_text(low, high, 'GB/s')} for an {kind} card, got {figure['value']:,g}",
+            )
+    hours = data.get("assumptions", {}).get("hours_per_month", {}).get("value")
+    if not isinstance(hours, (int, float)) or not hours > 0:
+        return
+    for node in data.get("nodes", []):
+        gpu = gpus.get(node["gpu"])
+        price = node["price_month"]
+        if gpu is None or price["unit"] != "USD/month" or not node["count"] > 0:
+            continue
+        kind = card_kind(gpu)
+        low, high = CARD_RANGES[kind]["card_hour_usd"]
+        per_month = (low * hours * node["count"], high * hours * node["count"])
+        if not per_month[0] <= price["value"] <= per_month[1]:
+            yield Problem(
+                "catalog/nodes.yaml",
+                f"node {node['id']}",
+                "price_month.value",
+                f"expected {_range_text(round(per_month[0]), round(per_month[1]), 'USD/month')} "
+                f"({low:g} to {high:g} USD per {kind} card-hour x {node['count']} cards x {hours:g} h), "
+                f"got {price['value']:,g}",
+            )
+
+
+def non_finite(file: str, document: Any) -> list[Problem]:
+    """Every NaN or infinity in a parsed file (YAML's .nan and .inf pass JSON Schema's bounds)."""
+    found: list[Problem] = []
+
+    def walk(value: Any, entry: str, path: list[str]) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append(Problem(file, entry, ".".join(path) or "value", f"expected a finite number, got {value}"))
+        elif isinstance(value, dict):
+            for key, child in value.items():
+                walk(child, entry, [*path, str(key)])
+        elif isinstance(value, list):
+            for index, child in enumerate(value):
+                walk(child, entry, [*path, str(index)])
+
+    if not isinstance(document, dict):
+        walk(document, "(file)", [])
+        return found
+    for key, value in document.items():
+        if not isinstance(value, list):
+            walk(value, str(key), [])
+            continue
+        for index, child in enumerate(value):
+            named = isinstance(child, dict) and isinstance(child.get("id"), str)
+            walk(child, f"{key}[{index}]" + (f" {child['id'][:40]}" if named else ""), [])
+    return found

@@ -15,7 +15,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from macros.catalog_checks import Problem, check
+from macros.catalog_checks import Problem, check, non_finite
 from macros.fitengine.catalog import Catalog
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
@@ -55,6 +55,34 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _first_alias(text: str) -> yaml.Event | None:
+    """The first alias (`*name`) of a YAML text, found from its events before anything is built.
+
+    Aliases are refused: one anchor repeated by aliases of aliases grows a few kilobytes into
+    gigabytes (the "billion laughs"), and the catalog has no need of them.
+    """
+    for event in yaml.parse(text, Loader=_BaseLoader):
+        if isinstance(event, yaml.AliasEvent):
+            return event
+    return None
+
+
+def alias_problem(file: str, event: yaml.Event) -> Problem:
+    mark = event.start_mark
+    return Problem(
+        file,
+        f"line {mark.line + 1}, column {mark.column + 1}",
+        "(alias)",
+        f"expected no YAML alias (*{str(event.anchor)[:40]}): write the value out where it is needed",
+    )
+
+
+def _short(value: Any) -> str:
+    """A value as a problem may quote it: never the whole of a long one."""
+    text = repr(value) if isinstance(value, (str, int, float, bool)) or value is None else type(value).__name__
+    return text if len(text) <= 60 else text[:60] + "…"
 
 
 def _schemas(directory: Path) -> tuple[Registry, dict[str, dict[str, Any]]]:
@@ -97,14 +125,14 @@ def _describe(error: Any) -> str:
     validator = error.validator
     value = error.validator_value
     if validator == "const":
-        return f"{value!r}, got {error.instance!r}"
+        return f"{value!r}, got {_short(error.instance)}"
     if validator == "enum":
-        return f"one of {', '.join(map(repr, value))}, got {error.instance!r}"
+        return f"one of {', '.join(map(repr, value))}, got {_short(error.instance)}"
     if validator == "required":
         return error.message.replace("is a required property", "to be present")
     if validator == "type":
         kinds = " or ".join(value) if isinstance(value, list) else value
-        return f"a value of type {kinds}, got {error.instance!r}"
+        return f"a value of type {kinds}, got {_short(error.instance)}"
     if validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         words = {
             "minimum": "at least",
@@ -112,12 +140,12 @@ def _describe(error: Any) -> str:
             "maximum": "at most",
             "exclusiveMaximum": "less than",
         }
-        return f"{words[validator]} {value}, got {error.instance!r}"
+        return f"{words[validator]} {value}, got {_short(error.instance)}"
     if validator == "pattern":
-        return f"text matching {value}, got {error.instance!r}"
+        return f"text matching {value}, got {_short(error.instance)}"
     if validator == "additionalProperties":
-        return f"no unknown field ({error.message})"
-    return error.message
+        return f"no unknown field ({error.message[:200]})"
+    return error.message[:200]
 
 
 _cache: dict[tuple[Any, ...], tuple[dict[str, Any], list[Problem]]] = {}
@@ -154,12 +182,25 @@ def _read_catalog(directory: Path) -> tuple[dict[str, Any], list[Problem]]:
             problems.append(Problem(file, "(file)", "(file)", f"expected the file {path.name} in {directory}"))
             continue
         try:
-            document = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+            text = path.read_text(encoding="utf-8")
+            alias = _first_alias(text)
+            if alias is not None:
+                problems.append(alias_problem(file, alias))
+                continue
+            document = yaml.load(text, Loader=_UniqueKeyLoader)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
             what = getattr(exc, "problem", None) or str(exc)
             problems.append(Problem(file, where, "(syntax)", f"expected valid YAML: {what}"))
+            continue
+        except (UnicodeDecodeError, RecursionError) as exc:
+            what = "UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "YAML nested less deeply"
+            problems.append(Problem(file, "(file)", "(file)", f"expected {what}"))
+            continue
+        file_problems = non_finite(file, document)
+        if file_problems:
+            problems += file_problems
             continue
         validator = Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry)
         file_problems = _schema_problems(file, document, validator)

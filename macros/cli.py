@@ -110,10 +110,14 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
             text = args.config.read_text(encoding="utf-8")
         except OSError as exc:
             raise EngineError(f"cannot read {args.config}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise EngineError(f"{args.config} is not UTF-8 text (byte {exc.start})") from None
         try:
             config = json.loads(text)
         except json.JSONDecodeError as exc:
             raise EngineError(f"{args.config} is not JSON: {exc.msg} at line {exc.lineno}") from None
+        except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, nesting too deep
+            raise EngineError(f"{args.config} holds JSON no config.json has: {str(exc).split(':')[0]}") from None
         model: Any = from_hf_config(config, name=args.config.name)
     else:
         model = args.model
@@ -287,11 +291,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command in MEASURED:
         if args.json:
-            print(json.dumps(result, indent=2, ensure_ascii=False))
+            print(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False))
         else:
             print(f"{args.node}: {result['verdict']}")
             for reason in result["reasons"]:
                 print(f"  [{reason['severity']}] {reason['text']}")
         return 0
-    print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else _table(rows))
+    print(json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False) if args.json else _table(rows))
     return 0

@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from macros.fitengine import Catalog, answer
+from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
 from macros.pyodide_dist import pyodide_version
@@ -67,6 +68,9 @@ class ConfiguratorHtml:
             "data-default-format": fmt,
             "data-default-context": str(a.default_context),
             "data-default-concurrency": str(a.default_concurrency),
+            "data-custom-chars": str(CUSTOM_CHARS),
+            "data-custom-depth": str(CUSTOM_DEPTH),
+            "data-custom-link": str(CUSTOM_LINK),
         }
         if compact:
             attrs["data-compact"] = ""
@@ -77,6 +81,9 @@ class ConfiguratorHtml:
             # model chosen while Pyodide loads answers at once (the compact widget waits for a touch).
             answers = f"{root}../engine/answers/{self.locale}/{fmt}.json"
             parts.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{escape(answers)}">')
+            # The manifest holding the answers' hash: they are used only once it vouches for them.
+            manifest = f"{root}../engine/manifest.json"
+            parts.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{escape(manifest)}">')
         parts += [
             f'<script type="application/json" data-labels>{json.dumps(self.t, ensure_ascii=False)}</script>',
             self._form(model, fmt),

@@ -33,6 +33,16 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), "|" + "---|" * len(header), *(line(r) for r in rows)])
 
 
+# Catalog prose (sources, explanations, quality notes) is shown as text: every character that
+# Markdown or HTML would read as markup becomes an entity, so no tag, link or emphasis is made.
+_TEXT_ENTITIES = {c: f"&#{ord(c)};" for c in "&<>[]()*_`\\!#~{}"}
+
+
+def _text(value: str) -> str:
+    """Catalog text as it reads, never as Markdown or HTML (no raw tags, no links of any scheme)."""
+    return "".join(_TEXT_ENTITIES.get(c, c) for c in str(value))
+
+
 class GuideMacros:
     """The catalog, seen through one locale's eyes."""
 
@@ -109,7 +119,7 @@ class GuideMacros:
 
     def format_quality(self, fmt_id: str) -> str:
         entry = next(f for f in self.data["formats"] if f["id"] == fmt_id)
-        return f"{entry['quality'][self.locale]} ({entry['quality_source']})"
+        return f"{_text(entry['quality'][self.locale])} ({_text(entry['quality_source'])})"
 
     def nv_label(self, node_id: str) -> str:
         """What `nvidia-smi topo -m` shows between two cards of an NVLink node, e.g. NV18."""
@@ -362,7 +372,9 @@ class GuideMacros:
                 if not isinstance(value, str)
                 else f"`{value}`"
             )
-            rows.append([f"`{key}`", f"{shown} {item['unit']}", item["explain"][self.locale], item["source"]])
+            rows.append(
+                [f"`{key}`", f"{shown} {item['unit']}", _text(item["explain"][self.locale]), _text(item["source"])]
+            )
         return _table([t["assumption"], t["value"], t["meaning"], t["source"]], rows)
 
     def runtimes_table(self) -> str:
@@ -448,10 +460,10 @@ class GuideMacros:
                 if figure:
                     rows.append(
                         [
-                            gpu["name"],
+                            _text(gpu["name"]),
                             f"`{field}`",
                             f"{self.fmt.sig(figure['value'])} {figure['unit']}",
-                            figure["source"],
+                            _text(figure["source"]),
                         ]
                     )
         return _table([t["gpu"], t["value"], "", t["source"]], rows)

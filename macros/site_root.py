@@ -6,11 +6,25 @@ Run after every locale is built: `python -m macros.site_root site`.
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from macros import locales as site_locales
+
+
+def site_base() -> str:
+    """The path the site is served under, from SITE_BASE (default `/`), with both slashes.
+
+    Error pages are served at any depth, so their links must be absolute: `/fr/…` for a site at
+    the host's root, `/guides/fr/…` for `SITE_BASE=/guides/`.
+    """
+    value = os.environ.get("SITE_BASE", "/").strip() or "/"
+    if not re.fullmatch(r"/?[A-Za-z0-9._~/-]*", value) or "//" in value or "/../" in f"/{value}/":
+        raise SystemExit(f"SITE_BASE must be a path such as /guides/, got {value[:60]!r}")
+    return "/" + value.strip("/") + "/" if value.strip("/") else "/"
 
 
 def locales() -> list[tuple[str, str]]:
@@ -75,8 +89,9 @@ def write_root(site: Path) -> None:
         ),
         encoding="utf-8",
     )
+    base = site_base()
     missing_links = "\n".join(
-        f'<li><a href="/{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found
+        f'<li><a href="{base}{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found
     )
     (site / "404.html").write_text(
         _PAGE.format(lang=found[0][0], title="Page introuvable · Page not found", head="", links=missing_links),

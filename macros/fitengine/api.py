@@ -7,12 +7,13 @@ stay raw; only the reason sentences are rendered, with the caller's locale numbe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
-from .errors import EngineError
+from .errors import EngineError, shown
 from .fit import fit_all, workload
 from .health import check_allreduce, check_nvlink, check_topology
 from .hfconfig import from_hf_config, from_totals
@@ -22,6 +23,13 @@ from .nvidia_smi import parse_nvlink_status, parse_topo
 from .reasons import Reason, render
 
 SCHEMA_VERSION = 1
+# What a custom model (a pasted config.json, or one carried by a link) may hold: a real
+# config.json is a few kilobytes, three or four levels deep. The widget checks the same bounds
+# before it sends anything to the engine's worker.
+CUSTOM_CHARS = 100_000  # characters of its JSON
+CUSTOM_DEPTH = 32  # levels of nested objects and lists
+CUSTOM_LINK = 32_000  # characters of `custom=` in a link (web servers refuse far longer addresses)
+_DIGITS = re.compile(r"[0-9]{1,12}")
 
 
 def _number(value: float) -> str:
@@ -34,11 +42,40 @@ def _whole(request: dict[str, Any], key: str) -> int | None:
         return None
     if isinstance(value, str):
         value = value.strip()
-        if not value.isdigit():
-            raise EngineError(f"{key} must be a whole number, got {value[:40]!r}")
+        if not _DIGITS.match(value):  # ASCII digits: str.isdigit accepts ², which int() refuses
+            raise EngineError(f"{key} must be a whole number of at most 12 digits, got {shown(value)}")
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise EngineError(f"{key} must be a whole number, got {value!r}")
+        raise EngineError(f"{key} must be a whole number, got {shown(value)}")
+    if abs(value) >= 10**12:
+        raise EngineError(f"{key} must be a whole number of at most 12 digits, got {shown(value)}")
+    return value
+
+
+def _bounded(value: Any, key: str) -> None:
+    """Refuse a custom model nested deeper or holding more values than a config.json could."""
+    stack = [(value, 1)]
+    count = 0
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if depth > CUSTOM_DEPTH:
+            raise EngineError(f"{key} is nested more than {CUSTOM_DEPTH} levels deep; a config.json is not")
+        if count > CUSTOM_CHARS:
+            raise EngineError(f"{key} holds more than {CUSTOM_CHARS:,} values; a config.json does not")
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+
+
+def _id(request: dict[str, Any], key: str) -> str | None:
+    """A catalog id or a name from the request: text of a sane length, or absent."""
+    value = request.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > 200:
+        raise EngineError(f"{key} must be text of at most 200 characters, got {shown(value)}")
     return value
 
 
@@ -77,8 +114,8 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
     """`answer` without the reason sentences: the same for every locale."""
     if not isinstance(request, dict):
         raise EngineError("the request must be an object")
-    fmt = request.get("format")
-    model_id = request.get("model")
+    fmt = _id(request, "format")
+    model_id = _id(request, "model")
     context = _whole(request, "context")
     concurrency = _whole(request, "concurrency")
     options = {
@@ -93,7 +130,8 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
         kind = "diffusion"
     else:
         if request.get("config") is not None:
-            model: Any = from_hf_config(request["config"], name=request.get("name") or None)
+            _bounded(request["config"], "config")
+            model: Any = from_hf_config(request["config"], name=_id(request, "name") or None)
         elif request.get("totals") is not None:
             totals = request["totals"]
             if not isinstance(totals, dict):
@@ -102,12 +140,12 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
             missing = [k for k in fields if totals.get(k) in (None, "")]
             if missing:
                 raise EngineError(f"missing: {', '.join(missing)}")
-            model = from_totals(**{k: totals[k] for k in fields}, name=str(request.get("name") or "custom model"))
+            model = from_totals(**{k: totals[k] for k in fields}, name=_id(request, "name") or "custom model")
         elif isinstance(model_id, str) and model_id in catalog.llms:
             model = model_id
         else:
             choices = ", ".join([*catalog.llms, *catalog.diffusion])
-            raise EngineError(f"unknown model {str(model_id)[:60]!r}; choose one of: {choices}")
+            raise EngineError(f"unknown model {shown(model_id, 60)}; choose one of: {choices}")
         if not isinstance(fmt, str):
             raise EngineError("choose a format")
         work = workload(catalog, model, fmt, context, concurrency, **options)
@@ -160,6 +198,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, str | None]:
 
 
 MEASUREMENTS = ("topo", "nvlink", "allreduce")
+MAX_PASTE = 1_000_000  # characters of a pasted output: a verbose nccl-tests log is far less
 
 
 def check_measurement(
@@ -175,17 +214,20 @@ def check_measurement(
     Raises EngineError when the text is not such an output or the node is unknown.
     """
     if kind not in MEASUREMENTS:
-        raise EngineError(f"unknown measurement {kind!r}; choose one of: {', '.join(MEASUREMENTS)}")
+        raise EngineError(f"unknown measurement {shown(kind)}; choose one of: {', '.join(MEASUREMENTS)}")
     node = next((n for n in catalog.nodes if n.id == node_id), None)
     if node is None:
-        raise EngineError(
-            f"unknown node {str(node_id)[:60]!r}; choose one of: {', '.join(n.id for n in catalog.nodes)}"
-        )
+        raise EngineError(f"unknown node {shown(node_id, 60)}; choose one of: {', '.join(n.id for n in catalog.nodes)}")
+    if not isinstance(text, str):
+        raise EngineError("the paste must be text")
+    if len(text) > MAX_PASTE:
+        raise EngineError(f"the paste holds {len(text):,} characters; at most {MAX_PASTE:,} are read")
     matrix = None
     if kind == "topo":
         topo = parse_topo(text)
         health = check_topology(catalog, node, topo)
-        matrix = [[("X" if i == j else topo.label(i, j)) for j in range(topo.gpus)] for i in range(topo.gpus)]
+        if topo.gpus == node.count:  # a matrix of another size is judged, not drawn
+            matrix = [[("X" if i == j else topo.label(i, j)) for j in range(topo.gpus)] for i in range(topo.gpus)]
     elif kind == "nvlink":
         health = check_nvlink(catalog, node, parse_nvlink_status(text))
     else:

@@ -72,6 +72,11 @@ def expected_nvlinks(catalog: Catalog, node: Node) -> int:
     return links if node.topology == "nvswitch" else links // max(node.count - 1, 1)
 
 
+def _card_links(catalog: Catalog, node: Node) -> int:
+    """NVLinks one card of the node has (0 without NVLink)."""
+    return _links(catalog, node) if catalog.gpus[node.gpu].nvlink is not None else 0
+
+
 def _links(catalog: Catalog, node: Node) -> int:
     gpu = catalog.gpus[node.gpu]
     assert gpu.nvlink is not None
@@ -91,6 +96,13 @@ def check_topology(catalog: Catalog, node: Node, topo: Topology) -> Health:
     topology = catalog.topologies[node.topology]
     per_socket = node.count // node.sockets
     pairs = [(i, j) for i in range(topo.gpus) for j in range(i + 1, topo.gpus)]
+    most = expected_nvlinks(catalog, node) if topology.nvlink == "sxm" else _card_links(catalog, node)
+    # (Any NVLink on a node without it is reported below, as another machine's output.)
+    too_many = [p for p in pairs if topo.nvlinks(*p) > most] if topology.nvlink != "none" else []
+    if too_many:
+        found = ", ".join(sorted({topo.label(*p) for p in too_many})[:6])
+        params = {"pairs": _pairs_text(too_many), "found": found, "node": node.id, "want": f"NV{most}"}
+        findings.append(Finding("fault", Reason("topo_too_many_links", params), tuple(too_many)))
     if topology.nvlink == "sxm":
         want = expected_nvlinks(catalog, node)
         missing = [p for p in pairs if topo.nvlinks(*p) == 0]
@@ -107,7 +119,7 @@ def check_topology(catalog: Catalog, node: Node, topo: Topology) -> Health:
             found = sorted({topo.label(*p) for p in fewer})
             params = {"pairs": _pairs_text(fewer), "found": ", ".join(found), "want": f"NV{want}"}
             findings.append(Finding("warning", Reason("topo_fewer_links", params), tuple(fewer)))
-        if not missing and not fewer:
+        if not missing and not fewer and not too_many:
             findings.append(Finding("ok", Reason("topo_all_nvlink", {"want": f"NV{want}", "count": node.count})))
     elif topology.nvlink == "bridge":
         group = node.nvlink_group
@@ -117,7 +129,7 @@ def check_topology(catalog: Catalog, node: Node, topo: Topology) -> Health:
             findings.append(
                 Finding("fault", Reason("topo_bridge_missing", {"pairs": _pairs_text(unbridged)}), tuple(unbridged))
             )
-        else:
+        elif not too_many:
             findings.append(Finding("ok", Reason("topo_bridges_ok", {"pairs": _pairs_text(bridged)}), tuple(bridged)))
     same_socket_sys = [p for p in pairs if topo.label(*p) == "SYS" and p[0] // per_socket == p[1] // per_socket]
     if same_socket_sys:
@@ -144,21 +156,38 @@ def check_nvlink(catalog: Catalog, node: Node, status: NvLinkStatus) -> Health:
     findings: list[Finding] = []
     gpu = catalog.gpus[node.gpu]
     details: dict[str, Any] = {"node": node.id, "gpus": len(status.links)}
+    if len(status.links) != node.count:
+        params = {"found": len(status.links), "node": node.id, "count": node.count}
+        findings.append(Finding("fault", Reason("nv_count", params)))
+        return _health(findings, details)
     if gpu.nvlink is None:
         findings.append(
             Finding("ok" if not any(status.links.values()) else "warning", Reason("nv_none", {"gpu": gpu.name}))
         )
         return _health(findings, details)
-    want = _links(catalog, node) if gpu.nvlink.form == "sxm" else 0
+    total = _links(catalog, node)
+    want = total if gpu.nvlink.form == "sxm" else 0
+    link = catalog.links[f"nvlink-{gpu.nvlink.generation}"]
+    most = max(total, link.max_links)
+    over = [(index, len(links)) for index, links in sorted(status.links.items()) if len(links) > most]
+    if over:
+        text = ", ".join(f"GPU{i}: {n}" for i, n in over[:6]) + (f" (+{len(over) - 6})" if len(over) > 6 else "")
+        findings.append(Finding("fault", Reason("nv_too_many", {"gpus": text, "most": most, "gpu": gpu.name})))
+        return _health(findings, details)
     speeds = [s for links in status.links.values() for s in links if s]
     top = max(speeds, default=0.0)
+    if top > ABOVE_LINK * link.per_direction_gbps:
+        params = {"speed": top, "link": link.name, "rate": link.per_direction_gbps}
+        findings.append(Finding("warning", Reason("nv_faster_than_link", params)))
     short = []
     for index, links in sorted(status.links.items()):
         up = [s for s in links if s and s >= 0.9 * top]
-        if len(up) < len(links) or (want and len(links) < want):
-            short.append((index, len(up), max(len(links), want)))
+        if not up or len(up) < len(links) or (want and len(links) < want):
+            short.append((index, len(up), max(len(links), want or total)))
     if short:
-        text = ", ".join(f"GPU{i}: {up}/{total}" for i, up, total in short)
+        text = ", ".join(f"GPU{i}: {up}/{n}" for i, up, n in short[:8]) + (
+            f" (+{len(short) - 8})" if len(short) > 8 else ""
+        )
         findings.append(Finding("warning", Reason("nv_links_down", {"gpus": text})))
     else:
         findings.append(

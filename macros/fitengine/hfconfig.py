@@ -12,7 +12,7 @@ from typing import Any
 from .architecture import Architecture, Mla, Moe, Params
 from .catalog import Llm
 from .checkpoint import read_quantization
-from .errors import EngineError
+from .errors import EngineError, shown
 
 # Generous ceilings: far above any published model, low enough to refuse nonsense.
 LIMITS = {
@@ -53,10 +53,10 @@ def _whole(
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise EngineError(f"config.json {key!r} must be a whole number, got {value!r}")
+        raise EngineError(f"config.json {key!r} must be a whole number, got {shown(value)}")
     ceiling = LIMITS.get(limit or key, 10**12)
     if not minimum <= value <= ceiling:
-        raise EngineError(f"config.json {key!r} must be from {minimum} to {ceiling}, got {value}")
+        raise EngineError(f"config.json {key!r} must be from {minimum} to {ceiling}, got {shown(value)}")
     return value
 
 
@@ -65,7 +65,7 @@ def _flag(cfg: dict[str, Any], key: str, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise EngineError(f"config.json {key!r} must be true or false, got {value!r}")
+        raise EngineError(f"config.json {key!r} must be true or false, got {shown(value)}")
     return value
 
 
@@ -337,16 +337,18 @@ def from_totals(
         "max_context": max_context,
     }
     for key, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise EngineError(f"{key} must be a positive number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise EngineError(f"{key} must be a positive number, got {shown(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise EngineError(f"{key} must be a positive number, got {shown(value)}")
     if total > MAX_PARAMS:
-        raise EngineError(f"total must be at most {MAX_PARAMS:,} parameters, got {total:,.0f}")
+        raise EngineError(f"total must be at most {MAX_PARAMS:,} parameters, got {shown(total)}")
     if active > total:
-        raise EngineError(f"active parameters ({active:,.0f}) cannot exceed the total ({total:,.0f})")
+        raise EngineError(f"active parameters ({shown(active)}) cannot exceed the total ({shown(total)})")
     for key in ("layers", "kv_heads", "head_dim", "max_context"):
         value = values[key]
         if value != int(value):
-            raise EngineError(f"{key} must be a whole number, got {value!r}")
+            raise EngineError(f"{key} must be a whole number, got {shown(value)}")
     if (
         layers > LIMITS["num_hidden_layers"]
         or kv_heads > LIMITS["num_key_value_heads"]

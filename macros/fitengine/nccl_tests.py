@@ -2,20 +2,27 @@
 out-of-place and in-place runs, wrong-result counts, `# Avg bus bandwidth` and how many GPUs ran.
 
 Accepts the layouts of older and newer nccl-tests (with or without the `root` column, `#wrong`
-or `error`), MPI rank prefixes such as `[0]`, tabs and Windows line ends.
+or `error`), MPI rank prefixes such as `[0]` and Open MPI's `[1,0]<stdout>:`, tabs and Windows
+line ends. A line shaped like a measurement row whose numbers do not read as finite decimals is
+refused with its line number: a row is never skipped or guessed.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 from .errors import EngineError
 
-_RANK_TAG = re.compile(r"\[\d+\]")
-_AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([\d.eE+-]+)")
+_MPI_TAG = re.compile(r"\[\d{1,9},\d{1,9}\]<std(?:out|err)>:")  # mpirun --tag-output (Open MPI)
+_RANK_TAG = re.compile(r"\[\d{1,9}\]")
+_AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(\S*)")
 _NGPUS = re.compile(r"nGpus\s+(\d+)")
 _NTHREAD = re.compile(r"nThread\s+(\d+)")
+_WHOLE = re.compile(r"^[0-9]{1,20}$")  # ASCII digits (`str.isdigit` also accepts ², which int() refuses)
+_DECIMAL = re.compile(r"^[0-9]{1,15}(?:\.[0-9]{0,15})?(?:[eE][+-]?[0-9]{1,3})?$")
+MAX_GPUS = 100_000  # far above any run, low enough that a count never needs more than six digits
 _RANK_LINE = re.compile(r"^#?\s*Rank\s+\d+\b")
 
 
@@ -43,30 +50,56 @@ class AllReduceRun:
         return sum((r.wrong or 0) + (r.inplace_wrong or 0) for r in self.rows)
 
 
-def _number(token: str) -> float:
-    return float(token)
+class _BadNumber(Exception):
+    def __init__(self, column: str, token: str) -> None:
+        super().__init__(column)
+        self.column = column
+        self.token = token
 
 
-def _wrong(token: str) -> int | None:
+def _number(token: str, column: str) -> float:
+    """A non-negative finite decimal as nccl-tests prints it (no sign, NaN, infinity or 1.2.3)."""
+    if not _DECIMAL.match(token):
+        raise _BadNumber(column, token)
+    value = float(token)
+    if not math.isfinite(value):  # 1e999 matches the pattern but is no number
+        raise _BadNumber(column, token)
+    return value
+
+
+def _wrong(token: str, column: str) -> int | None:
     if token.upper() == "N/A":
         return None
-    value = float(token)  # old versions print an error magnitude such as 0e+00
-    return 0 if value == 0 else max(int(value), 1)
+    value = _number(token, column)  # old versions print an error magnitude such as 0e+00
+    return 0 if value == 0 else max(min(int(value), 10**9), 1)
+
+
+def _count(match: re.Match[str] | None, what: str) -> int | None:
+    if match is None:
+        return None
+    digits = match.group(1)
+    if len(digits) > 6 or int(digits) > MAX_GPUS:
+        raise EngineError(f"the header's {what} reads {digits[:12]}{'…' if len(digits) > 12 else ''}: not a GPU count")
+    return int(digits)
 
 
 def _row(tokens: list[str]) -> Row | None:
-    if len(tokens) < 8 or not tokens[0].isdigit() or not tokens[1].isdigit():
+    if len(tokens) < 8 or not tokens[0].isascii() or not tokens[1].isascii():
         return None
+    if not tokens[0].isdigit() or not tokens[1].isdigit():
+        return None
+    for token, column in ((tokens[0], "size"), (tokens[1], "count")):
+        if not _WHOLE.match(token):  # more digits than any message size
+            raise _BadNumber(column, token)
     rest = tokens[4:]
     if len(rest) in (9, 5):  # newer layout with a root column
         rest = rest[1:]
     if len(rest) not in (8, 4):
         return None
-    try:
-        out = (_number(rest[0]), _number(rest[1]), _number(rest[2]), _wrong(rest[3]))
-        inplace = (_number(rest[6]), _wrong(rest[7])) if len(rest) == 8 else (None, None)
-    except ValueError:
-        return None
+    out = (_number(rest[0], "time"), _number(rest[1], "algbw"), _number(rest[2], "busbw"), _wrong(rest[3], "#wrong"))
+    inplace = (
+        (_number(rest[6], "in-place busbw"), _wrong(rest[7], "in-place #wrong")) if len(rest) == 8 else (None, None)
+    )
     return Row(int(tokens[0]), int(tokens[1]), tokens[2], out[0], out[1], out[2], out[3], inplace[0], inplace[1])
 
 
@@ -78,24 +111,32 @@ def parse_allreduce(text: str) -> AllReduceRun:
     ranks = 0
     ngpus = nthread = None
     avg = None
-    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        line = _RANK_TAG.sub(" ", raw.expandtabs(8)).strip()
+    for number, raw in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), start=1):
+        line = _RANK_TAG.sub(" ", _MPI_TAG.sub(" ", raw.expandtabs(8))).strip()
         if not line:
             continue
         if line.startswith("#"):
             if m := _AVG.search(line):
-                avg = float(m.group(1))
-            if m := _NGPUS.search(line):
-                ngpus = int(m.group(1))
-            if m := _NTHREAD.search(line):
-                nthread = int(m.group(1))
+                try:
+                    avg = _number(m.group(1), "average bus bandwidth")
+                except _BadNumber as bad:
+                    raise EngineError(
+                        f"line {number}: the average bus bandwidth reads {bad.token[:20]!r}, not a number"
+                    ) from None
+            ngpus = _count(_NGPUS.search(line), "nGpus") or ngpus
+            nthread = _count(_NTHREAD.search(line), "nThread") or nthread
             if _RANK_LINE.match(line):
                 ranks += 1
             continue
         if _RANK_LINE.match(line):
             ranks += 1
             continue
-        row = _row(line.split())
+        try:
+            row = _row(line.split())
+        except _BadNumber as bad:
+            raise EngineError(
+                f"line {number}: the {bad.column} column reads {bad.token[:20]!r}; expected a number such as 12.34"
+            ) from None
         if row is not None:
             rows.append(row)
     if not rows:

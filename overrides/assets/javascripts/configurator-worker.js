@@ -44,7 +44,14 @@ async function init({ shared, locale, pyodide: version, warm }) {
       return [name, bytes];
     }),
   );
-  const catalogText = fetchOk(new URL("engine/catalog.json", shared)).then((r) => r.text());
+  // The catalog is trusted only as the build wrote it: the manifest holds its hash too.
+  const catalogText = fetchOk(new URL("engine/catalog.json", shared))
+    .then((r) => r.arrayBuffer())
+    .then(async (buffer) => {
+      const expected = ((await manifest).data || {})["catalog.json"];
+      if (!expected || (await sha256(buffer)) !== expected) throw new Error("engine/catalog.json does not match the build's manifest");
+      return new TextDecoder().decode(buffer);
+    });
   engineFiles.catch(() => {});
   catalogText.catch(() => {});
   const pyodide = await loading;
@@ -112,6 +119,7 @@ def check_json(kind, text, node, locale, number):
 
 self.onmessage = async (event) => {
   const message = event.data;
+  if (!message || typeof message !== "object") return; // nothing the page sends: ignored
   if (message.type === "init") {
     try {
       await init(message);

@@ -12,7 +12,8 @@ const OPTIONS = ["runtime", "kv_cache"];
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
-import { afterPaint, askEngine, engineState, onEngineStatus, sharedRoot, startEngine } from "./engine-client.js";
+import { afterPaint, askEngine, engineState, fetchTrusted, onEngineStatus, startEngine } from "./engine-client.js";
+import { customProblem, fill } from "./input-bounds.js";
 
 // Writing a DOM property restyles even when the value is the same: write only what changed.
 function setIfChanged(target, key, value) {
@@ -69,6 +70,9 @@ class Configurator {
     this.compact = root.hasAttribute("data-compact");
     this.catalogModels = new Set(Array.from(this.form.model.options, (o) => o.value).filter((v) => v !== "custom"));
     this.catalogFormats = new Set(Array.from(this.form.format.options, (o) => o.value));
+    this.customChars = Number(root.dataset.customChars) || 100000;
+    this.customDepth = Number(root.dataset.customDepth) || 32;
+    this.customLink = Number(root.dataset.customLink) || 32000;
     this.result = null;
     this.sort = null;
     this.answers = new Map(); // format -> promise of the build's answers for every model
@@ -153,12 +157,12 @@ class Configurator {
     const model = params.get("model");
     if (model !== null) {
       if (this.catalogModels.has(model) || (model === "custom" && params.get("custom"))) this.form.model.value = model;
-      else notes.push(this.t.fallback.replace("{value}", model).replace("{default}", this.form.model.selectedOptions[0].textContent));
+      else notes.push(fill(this.t.fallback, { value: model, default: this.form.model.selectedOptions[0].textContent }));
     }
     const format = params.get("format");
     if (format !== null) {
       if (this.catalogFormats.has(format)) this.form.format.value = format;
-      else notes.push(this.t.fallback.replace("{value}", format).replace("{default}", this.form.format.selectedOptions[0].textContent));
+      else notes.push(fill(this.t.fallback, { value: format, default: this.form.format.selectedOptions[0].textContent }));
     }
     for (const name of ["context", "concurrency"]) {
       if (params.get(name) !== null) this.form[name].value = params.get(name);
@@ -169,15 +173,23 @@ class Configurator {
     }
     if (model === "custom") {
       try {
-        const custom = decodeCustom(params.get("custom"));
+        const carried = params.get("custom") || "";
+        const number = (n) => this.f.number(n, 0);
+        if (carried.length > this.customLink) {
+          throw { note: fill(this.t.custom_too_big, { size: number(carried.length), max: number(this.customLink) }) };
+        }
+        const custom = decodeCustom(carried);
+        const problem = customProblem(custom, this.customDepth, this.customChars);
+        if (problem) throw { note: fill(this.t[problem.code], problem) };
         if (custom && typeof custom === "object") {
           if (custom.config) this.form.config.value = JSON.stringify(custom.config, null, 1);
           for (const key of ["total", "active", "layers", "kv_heads", "head_dim"]) {
             if (custom.totals && custom.totals[key] !== undefined) this.form[key].value = String(custom.totals[key]);
           }
         }
-      } catch {
-        notes.push(this.t.bad_json.replace("{detail}", "custom"));
+      } catch (error) {
+        notes.push(error && error.note ? error.note : fill(this.t.bad_json, { detail: "custom" }));
+        this.form.model.value = this.root.dataset.defaultModel; // the default always answers
       }
     }
     this.urlNotes = notes;
@@ -191,7 +203,10 @@ class Configurator {
     if (request.context !== undefined) params.set("context", request.context);
     if (request.concurrency !== undefined) params.set("concurrency", request.concurrency);
     for (const name of OPTIONS) if (request[name]) params.set(name, request[name]);
-    if (request.config || request.totals) params.set("custom", encodeCustom(request.config ? { config: request.config } : { totals: request.totals }));
+    if (request.config || request.totals) {
+      const custom = encodeCustom(request.config ? { config: request.config } : { totals: request.totals });
+      if (custom.length <= this.customLink) params.set("custom", custom); // longer, no link could carry it
+    }
     history.replaceState(null, "", `${location.pathname}?${params}`);
   }
 
@@ -233,11 +248,21 @@ class Configurator {
     this.fieldError("totals", "");
     if (model === "custom") {
       const text = this.form.config.value.trim();
-      if (text) {
+      if (text.length > this.customChars) {
+        // Refused before it is parsed, sent or put in the address bar.
+        const number = (n) => this.f.number(n, 0);
+        this.fieldError("config", fill(this.t.custom_too_big, { size: number(text.length), max: number(this.customChars) }));
+        ok = false;
+      } else if (text) {
         try {
           request.config = JSON.parse(text);
+          const problem = customProblem(request.config, this.customDepth, this.customChars);
+          if (problem) {
+            this.fieldError("config", fill(this.t[problem.code], problem));
+            ok = false;
+          }
         } catch (error) {
-          this.fieldError("config", this.t.bad_json.replace("{detail}", String(error.message).slice(0, 120)));
+          this.fieldError("config", fill(this.t.bad_json, { detail: String(error.message).slice(0, 120) }));
           ok = false;
         }
       } else {
@@ -245,6 +270,10 @@ class Configurator {
         for (const key of ["total", "active", "layers", "kv_heads", "head_dim"]) {
           const raw = this.form[key].value.trim().replace(",", ".");
           const value = Number(raw);
+          if (raw !== "" && !Number.isFinite(value)) {
+            this.fieldError("totals", fill(this.t.custom_not_finite, { key: this.t[key], value: raw.slice(0, 40) }));
+            ok = false;
+          }
           totals[key] = raw === "" || !Number.isFinite(value) ? null : key === "total" || key === "active" ? value * 1e9 : value;
         }
         request.totals = totals;
@@ -322,9 +351,8 @@ class Configurator {
   // The build's answers at the default workload, one file per format holding every model.
   builtAnswers(format) {
     if (!this.answers.has(format)) {
-      const url = new URL(`engine/answers/${this.locale}/${encodeURIComponent(format)}.json`, sharedRoot(this.root));
-      const bundle = fetch(url)
-        .then((r) => (r.ok ? r.json() : null))
+      // Only as the build wrote them: a file that does not match the manifest is not used.
+      const bundle = fetchTrusted(this.root, `answers/${this.locale}/${encodeURIComponent(format)}.json`)
         .then((data) => (data && data.format === format && data.answers ? data.answers : null))
         .catch(() => null);
       bundle.then((answers) => answers && this.loadedAnswers.set(format, answers));
@@ -350,7 +378,7 @@ class Configurator {
     this.result = result;
     const kind = result.kind;
     setIfChanged(this.table.dataset, "kind", kind);
-    const caption = this.t.caption.replace("{model}", result.model_name);
+    const caption = fill(this.t.caption, { model: result.model_name });
     const captionEl = this.table.querySelector("caption");
     if (captionEl.textContent !== caption) captionEl.textContent = caption;
     this.table.querySelectorAll("th[data-col]").forEach((th) => {

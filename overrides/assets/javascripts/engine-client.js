@@ -30,6 +30,43 @@ export function sharedRoot(widget) {
   return new URL("../", new URL(widget.dataset.root || "./", location.href));
 }
 
+// Files the widgets read before the engine is ready (the build-time answers) are trusted only
+// if their SHA-256 is the one engine/manifest.json names, as the worker trusts its own files.
+const manifests = new Map();
+
+function manifestOf(shared) {
+  if (!manifests.has(shared.href)) {
+    const manifest = fetch(new URL("engine/manifest.json", shared))
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    manifests.set(shared.href, manifest);
+  }
+  return manifests.get(shared.href);
+}
+
+// The parsed JSON of engine/<path>, or null when it is missing or not the file the build wrote.
+export async function fetchTrusted(widget, path) {
+  const shared = sharedRoot(widget);
+  const [manifest, bytes] = await Promise.all([
+    manifestOf(shared),
+    fetch(new URL(`engine/${path}`, shared))
+      .then((r) => (r.ok ? r.arrayBuffer() : null))
+      .catch(() => null),
+  ]);
+  const expected = manifest && manifest.data ? manifest.data[path] : undefined;
+  if (!bytes || !expected || !(globalThis.crypto && crypto.subtle)) return null;
+  const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  if (digest !== expected) {
+    console.warn(`engine/${path} does not match the build's manifest: not used`);
+    return null;
+  }
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
 // `warm`: a request the worker answers, unseen, before it says it is ready (the first run of
 // the engine's code is by far the slowest; better paid while the reader still waits for Pyodide).
 export function startEngine(widget, warm = null) {

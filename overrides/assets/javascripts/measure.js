@@ -1,6 +1,7 @@
 // "Measure it yourself": sends the pasted output and the chosen node to the page's engine
 // worker, which parses and judges it; this script only shows the verdict and the matrix.
 import { checkMeasurement, engineState, onEngineStatus, startEngine } from "./engine-client.js";
+import { fill } from "./input-bounds.js";
 
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
@@ -22,6 +23,8 @@ class Measure {
     root.querySelector("[data-nojs]").hidden = true;
     this.form.hidden = false;
     this.pending = false;
+    this.maxPaste = Number(root.dataset.maxPaste) || 1000000; // the engine's limit (fitengine/api.py MAX_PASTE)
+    this.maxCards = Number(root.dataset.maxCards) || 8; // the largest node: no matrix is drawn beyond it
     this.form.addEventListener("focusin", () => startEngine(this.root), { once: true });
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -34,6 +37,16 @@ class Measure {
   }
 
   async check() {
+    const length = this.form.text.value.length;
+    if (length > this.maxPaste) {
+      // Refused here, at once: a paste of megabytes is not sent to the engine.
+      const number = new Intl.NumberFormat(this.locale);
+      this.pending = false;
+      this.status.textContent = "";
+      this.result.dataset.verdict = "";
+      this.result.replaceChildren(this.errorElement(fill(this.t.too_long, { size: number.format(length), max: number.format(this.maxPaste) })));
+      return;
+    }
     startEngine(this.root);
     if (engineState() !== "ready") {
       this.pending = true;
@@ -45,10 +58,17 @@ class Measure {
     const out = await checkMeasurement(this.form.kind.value, this.form.text.value, this.form.node.value, this.locale);
     if (!out.ok) {
       this.result.dataset.verdict = "";
-      this.result.innerHTML = `<p class="measure__error">${escapeHtml(out.error === "internal" ? this.t.error : out.error)}</p>`;
+      this.result.replaceChildren(this.errorElement(out.error === "internal" ? this.t.error : out.error));
       return;
     }
     this.show(out.result);
+  }
+
+  errorElement(text) {
+    const p = document.createElement("p");
+    p.className = "measure__error";
+    p.textContent = text;
+    return p;
   }
 
   show(result) {
@@ -58,7 +78,10 @@ class Measure {
       .map((r) => `<li data-severity="${escapeHtml(r.severity)}">${escapeHtml(r.text)}</li>`)
       .join("");
     let html = `<p class="measure__verdict" data-verdict="${escapeHtml(result.verdict)}">${escapeHtml(t["verdict_" + result.verdict])}</p><ul>${items}</ul>`;
-    if (result.matrix) {
+    const drawn = result.matrix && result.matrix.length <= this.maxCards;
+    if (!drawn && "gpus" in result && this.form.kind.value === "topo") {
+      html += `<p class="measure__note" data-not-drawn>${escapeHtml(t.not_drawn)}</p>`;
+    } else if (drawn) {
       const n = result.matrix.length;
       const head = Array.from({ length: n }, (_, j) => `<th scope="col">GPU${j}</th>`).join("");
       const rows = result.matrix

@@ -1,0 +1,192 @@
+"""What a reader pastes or a link carries cannot freeze, fool or stall the widgets: pastes of
+megabytes are refused at once, custom models nested thousands deep or holding 1e400 are refused
+with a message, a served catalog or answers file that is not the build's is not used, and
+replacement patterns in a link are shown as typed."""
+
+from __future__ import annotations
+
+import base64
+import json
+from urllib.parse import quote
+
+import pytest
+
+from .browser import wait_until
+from .conftest import FIXTURES
+from .test_configurator import hold_pyodide, href, open_configurator, rows, wait_ready
+from .test_measurements_hostile import matrix
+from .test_site import PAGE_PATHS
+
+pytestmark = pytest.mark.browser
+
+
+def watch_long_tasks(page) -> None:
+    page.evaluate(
+        """() => {
+          window.__longest = 0;
+          new PerformanceObserver((list) => {
+            for (const entry of list.getEntries()) window.__longest = Math.max(window.__longest, entry.duration);
+          }).observe({ type: "longtask", buffered: false });
+        }"""
+    )
+
+
+def open_measure(browser, server, locale="en"):
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/{locale}/{PAGE_PATHS['nvlink'][locale]}")
+    return page, errors
+
+
+def test_a_five_megabyte_paste_is_refused_at_once_and_the_page_stays_responsive(browser, server):
+    page, errors = open_measure(browser, server)
+    page.select_option("#measure-node", "8x-h100-sxm")
+    paste = matrix(1000, "NV18")
+    assert len(paste) > 5_000_000
+    page.evaluate("(text) => { document.querySelector('#measure-text').value = text; }", paste)
+    watch_long_tasks(page)
+    page.click("[data-measure] button[type=submit]")
+    wait_until(lambda: page.locator(".measure__error").count(), 5, "the refusal")
+    message = page.text_content(".measure__error")
+    assert "1,000,000" in message and f"{len(paste):,}" in message
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__longest") < 500  # the freeze was 34 s of table building
+    assert page.locator(".measure__matrix").count() == 0
+    assert not errors, errors
+    page.close()
+
+
+def test_a_matrix_larger_than_the_node_is_judged_not_drawn(browser, server):
+    page, errors = open_measure(browser, server)
+    page.select_option("#measure-node", "8x-h100-sxm")
+    page.fill("#measure-text", matrix(64, "NV18"))
+    page.click("[data-measure] button[type=submit]")
+    wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
+    assert page.get_attribute("[data-measure] [data-result]", "data-verdict") == "fault"
+    assert page.locator(".measure__matrix").count() == 0
+    assert page.locator("[data-not-drawn]").count() == 1
+    assert "64 GPUs" in page.text_content("[data-measure] [data-result] ul")
+    assert not errors, errors
+    page.close()
+
+
+def test_the_worker_refuses_a_changed_catalog(browser, server):
+    context, page, _, _ = open_configurator(browser, server)
+
+    def changed(route):
+        body = route.fetch().text().replace('"value":16878', '"value":1', 1)
+        assert '"value":1,' in body
+        route.fulfill(status=200, body=body, headers={"content-type": "application/json"})
+
+    page.route("**/engine/catalog.json", changed)
+    page.reload()
+    wait_until(
+        lambda: page.get_attribute("[data-engine-status]", "data-engine-status") in ("ready", "error"), 90, "the engine"
+    )
+    assert page.get_attribute("[data-engine-status]", "data-engine-status") == "error"
+    assert all(float(r["price"]) != 1 for r in rows(page))
+    context.close()
+
+
+def test_a_changed_answers_file_is_not_shown(browser, server, catalog):
+    context, page, errors, _ = open_configurator(browser, server)
+    release = hold_pyodide(page)
+    fmt = page.get_attribute("[data-configurator]", "data-default-format")
+
+    def changed(route):
+        body = route.fetch().text()
+        changed_body = body.replace('"price_month_usd":16878', '"price_month_usd":1')
+        assert changed_body != body
+        route.fulfill(status=200, body=changed_body, headers={"content-type": "application/json"})
+
+    page.route(f"**/engine/answers/fr/{fmt}.json", changed)
+    page.reload()
+    caption = page.text_content("table caption")
+    page.select_option("select[name=model]", "qwen3-32b")
+    page.wait_for_timeout(800)
+    assert page.text_content("table caption") == caption  # the changed file is not used
+    assert all(float(r["price"]) != 1 for r in rows(page))
+    release()
+    wait_ready(page)
+    wait_until(lambda: catalog.llms["qwen3-32b"].name in page.text_content("table caption"), 20, "the engine's table")
+    price = next(float(r["price"]) for r in rows(page) if r["node"] == "8x-h100-sxm")
+    assert price == catalog.node("8x-h100-sxm").price_month_usd
+    assert not errors, errors
+    context.close()
+
+
+def custom_link(value) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    data = base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+    return f"?v=1&model=custom&format=bf16&context=4096&concurrency=1&custom={data}"
+
+
+def test_a_link_nesting_thousands_deep_is_refused_and_the_engine_starts(browser, server):
+    deep = '{"config": {"x": ' + "[" * 6000 + "1" + "]" * 6000 + "}}"  # deeper than json.dumps goes
+    context, page, errors, _ = open_configurator(browser, server, query=custom_link(deep))
+    wait_ready(page)
+    wait_until(lambda: page.text_content("[data-message]"), 10, "the refusal")
+    assert "32 niveaux" in page.text_content("[data-message]")
+    assert page.input_value("select[name=model]") == page.get_attribute("[data-configurator]", "data-default-model")
+    assert not errors, errors
+    context.close()
+
+
+def test_a_huge_link_is_refused_with_a_message(browser, server):
+    config = json.loads((FIXTURES / "configs" / "llama-3.1-8b.json").read_text())
+    config["padding"] = "x" * 40_000  # under the test server's 64 kB request line, over the link limit
+    context, page, errors, _ = open_configurator(browser, server, query=custom_link({"config": config}))
+    wait_ready(page)
+    wait_until(lambda: page.text_content("[data-message]"), 10, "the refusal")
+    assert "32\u202f000" in page.text_content("[data-message]")  # French grouping: a narrow no-break space
+    assert page.input_value("select[name=model]") == page.get_attribute("[data-configurator]", "data-default-model")
+    assert not errors, errors
+    context.close()
+
+
+def test_1e400_is_refused_not_guessed(browser, server):
+    context, page, errors, _ = open_configurator(browser, server, locale="en")
+    wait_ready(page)
+    page.select_option("select[name=model]", "custom")
+    text = (FIXTURES / "configs" / "llama-3.1-8b.json").read_text()
+    text = text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 1e400')
+    assert "1e400" in text
+    page.fill("textarea[name=config]", text)
+    wait_until(lambda: page.text_content("[data-error-for=config]"), 10, "the refusal")
+    assert "num_key_value_heads" in page.text_content("[data-error-for=config]")
+    assert "model=custom" not in href(page)
+    assert not errors, errors
+    context.close()
+
+
+def test_a_pasted_config_of_megabytes_is_refused_before_it_is_sent(browser, server):
+    context, page, errors, _ = open_configurator(browser, server, locale="en")
+    wait_ready(page)
+    page.select_option("select[name=model]", "custom")
+    config = json.loads((FIXTURES / "configs" / "llama-3.1-8b.json").read_text())
+    config["padding"] = "x" * 5_000_000
+    page.evaluate(
+        "(text) => { const area = document.querySelector('textarea[name=config]'); area.value = text;"
+        " area.dispatchEvent(new Event('input', { bubbles: true })); }",
+        json.dumps(config),
+    )
+    watch_long_tasks(page)
+    wait_until(lambda: page.text_content("[data-error-for=config]"), 10, "the refusal")
+    assert "100,000" in page.text_content("[data-error-for=config]")
+    assert len(href(page)) < 2000
+    assert page.evaluate("window.__longest") < 500
+    assert not errors, errors
+    context.close()
+
+
+def test_replacement_patterns_in_a_link_are_shown_as_typed(browser, server):
+    hostile = "$'$`$&"
+    query = f"?v=1&model={quote(hostile)}&format=bf16&context=4096&concurrency=1"
+    context, page, errors, _ = open_configurator(browser, server, locale="en", query=query)
+    wait_ready(page)
+    wait_until(lambda: page.text_content("[data-message]"), 10, "the fallback note")
+    assert f"“{hostile}” is not in the catalog" in page.text_content("[data-message]")
+    assert not errors, errors
+    context.close()

@@ -1,0 +1,130 @@
+"""What an editor can get wrong that JSON Schema lets through: NaN and infinities, figures out of
+any plausible range (a unit slip, a price per hour typed as per month), YAML aliases that expand
+to gigabytes, and values too long to quote. Each is refused by `check` naming file, entry, field
+and, for ranges, the range."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from macros.catalog_checks import CARD_RANGES, RANGES
+from macros.catalog_loader import CatalogError, load_catalog
+
+from .conftest import ROOT
+from .test_catalog_loader import edit, problems
+
+H100_BANDWIDTH = 'memory_bandwidth: {value: 3350, unit: GB/s, source: "NVIDIA H100 datasheet (SXM column'
+H100_NODE_PRICE = "price_month: {value: 16878,"
+
+
+def check(directory):
+    return subprocess.run(
+        [sys.executable, "-m", "macros.fitengine", "check", "--catalog", str(directory)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("value", [".nan", ".NaN", ".inf", "-.inf"])
+def test_nan_and_infinities_are_refused(catalog_copy, value):
+    edit(catalog_copy, "gpus", H100_BANDWIDTH, H100_BANDWIDTH.replace("3350", value))
+    found = problems(catalog_copy)
+    assert any(
+        p.startswith("catalog/gpus.yaml: gpus[") and " h100-sxm: memory_bandwidth.value: expected a finite number" in p
+        for p in found
+    ), found
+    run = check(catalog_copy)
+    assert run.returncode == 1 and "expected a finite number" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_nan_price_never_reaches_a_page(catalog_copy):
+    edit(catalog_copy, "nodes", H100_NODE_PRICE, "price_month: {value: .nan,")
+    with pytest.raises(CatalogError, match=r"price_month\.value: expected a finite number"):
+        load_catalog(catalog_copy)
+
+
+@pytest.mark.parametrize("value", ["3.35", "33500"])  # TB/s typed as GB/s; a digit too many
+def test_an_h100_bandwidth_out_of_range_names_the_range(catalog_copy, value):
+    edit(catalog_copy, "gpus", H100_BANDWIDTH, H100_BANDWIDTH.replace("3350", value))
+    low, high = CARD_RANGES["HBM"]["memory_bandwidth"]
+    expected = f"between {low:,g} and {high:,g} GB/s for an HBM card, got {float(value):,g}"
+    assert f"catalog/gpus.yaml: gpu h100-sxm: memory_bandwidth.value: expected {expected}" in problems(catalog_copy)
+
+
+def test_a_node_for_one_dollar_a_month_is_refused(catalog_copy, catalog_data):
+    edit(catalog_copy, "nodes", H100_NODE_PRICE, "price_month: {value: 1,")
+    [message] = problems(catalog_copy)
+    hours = catalog_data["assumptions"]["hours_per_month"]["value"]
+    low = round(CARD_RANGES["HBM"]["card_hour_usd"][0] * hours * 8)
+    assert message.startswith(f"catalog/nodes.yaml: node 8x-h100-sxm: price_month.value: expected between {low:,g}")
+    assert message.endswith("got 1")
+
+
+def test_a_tensor_throughput_in_the_wrong_unit_is_refused(catalog_copy):
+    edit(catalog_copy, "gpus", "bf16_dense: {value: 989,", "bf16_dense: {value: 989000,")
+    low, high, unit = RANGES[("gpus", "bf16_dense")]
+    assert problems(catalog_copy) == [
+        f"catalog/gpus.yaml: gpu h100-sxm: bf16_dense.value: expected between {low:,g} and {high:,g} {unit}, got 989,000"
+    ]
+
+
+def test_an_assumption_out_of_range(catalog_copy):
+    edit(catalog_copy, "assumptions", "  reserve_dense:\n    value: 6.0\n", "  reserve_dense:\n    value: 6000.0\n")
+    low, high, unit = RANGES[("assumptions", "reserve_dense")]
+    assert problems(catalog_copy) == [
+        f"catalog/assumptions.yaml: reserve_dense: value: expected between {low:,g} and {high:,g} {unit}, got 6,000"
+    ]
+
+
+def test_the_real_catalog_is_inside_every_range(catalog):
+    assert catalog.nodes  # loading it ran every range check
+
+
+BOMB = """
+a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]
+i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]
+"""
+
+
+def test_an_alias_bomb_is_refused_at_once_in_one_short_line(catalog_copy):
+    path = catalog_copy / "formats.yaml"
+    path.write_text(path.read_text() + BOMB)
+    start = time.monotonic()
+    found = problems(catalog_copy)
+    assert time.monotonic() - start < 10
+    assert found[0] == (
+        "catalog/formats.yaml: line "
+        + str(path.read_text().split("\n").index("b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]") + 1)
+        + ", column 8: (alias): expected no YAML alias (*a): write the value out where it is needed"
+    )
+    run = check(catalog_copy)
+    assert run.returncode == 1 and len(run.stderr) < 2000
+
+
+def test_a_single_alias_is_refused_too(catalog_copy):
+    edit(catalog_copy, "gpus", "    memory_type: HBM3\n", "    memory_type: &kind HBM3\n", 1)
+    edit(catalog_copy, "gpus", "    memory_type: HBM3e\n", "    memory_type: *kind\n", 1)
+    assert any("(alias): expected no YAML alias (*kind)" in p for p in problems(catalog_copy))
+
+
+def test_a_long_value_is_never_echoed_whole(catalog_copy):
+    long = "x" * 100_000
+    edit(catalog_copy, "nodes", "    gpu: b200\n", f"    gpu: {long}\n")
+    edit(catalog_copy, "gpus", "memory_type: GDDR6\n", f"memory_type: [{long}]\n", 1)
+    run = check(catalog_copy)
+    assert run.returncode == 1
+    assert all(len(line) < 500 for line in run.stderr.splitlines()), max(map(len, run.stderr.splitlines()))
+    assert "catalog/gpus.yaml: gpus[0] l4: memory_type" in run.stderr
