@@ -75,10 +75,26 @@ def test_a_tensor_throughput_in_the_wrong_unit_is_refused(catalog_copy):
 
 
 def test_an_assumption_out_of_range(catalog_copy):
-    edit(catalog_copy, "assumptions", "  reserve_dense:\n    value: 6.0\n", "  reserve_dense:\n    value: 6000.0\n")
-    low, high, unit = RANGES[("assumptions", "reserve_dense")]
+    edit(
+        catalog_copy,
+        "assumptions",
+        "  default_concurrency:\n    value: 1\n",
+        "  default_concurrency:\n    value: 100000\n",
+    )
+    low, high, unit = RANGES[("assumptions", "default_concurrency")]
     assert problems(catalog_copy) == [
-        f"catalog/assumptions.yaml: reserve_dense: value: expected between {low:,g} and {high:,g} {unit}, got 6,000"
+        f"catalog/assumptions.yaml: default_concurrency: value: expected between {low:,g} and {high:,g} {unit}, got 100,000"
+    ]
+
+
+def test_a_runtime_figure_out_of_range(catalog_copy):
+    # A per-layer cost typed in nanoseconds instead of microseconds.
+    edit(
+        catalog_copy, "runtimes", "    layer_overhead:\n      value: 20\n", "    layer_overhead:\n      value: 20000\n"
+    )
+    low, high, unit = RANGES[("runtimes", "layer_overhead")]
+    assert problems(catalog_copy) == [
+        f"catalog/runtimes.yaml: runtime vllm: layer_overhead.value: expected between {low:,g} and {high:,g} {unit}, got 20,000"
     ]
 
 
