@@ -512,25 +512,27 @@ class GuideMacros:
             )
         return _table([t["format"], t["bits"], t["weights"], t["cheapest_single"], t["cheapest_any"]], rows)
 
-    def moe_table(self, *model_ids: str, fmt_id: str = "fp8") -> str:
-        """MoE models: total parameters pick the machine, active ones the speed."""
+    def moe_table(self, *model_ids: str, fmt_id: str | None = None) -> str:
+        """MoE models, each in `fmt_id` or in the format it is published in: total parameters pick
+        the machine, active ones (the output head included, read at every token) the speed."""
         t, c = self.t, self.catalog
-        fmt = c.formats[fmt_id]
         rows = []
         for model_id in model_ids:
             model = c.llms[model_id]
+            fmt = c.formats[fmt_id or model.native_format]
             p = model.params
-            fits = self._fit_all(model_id, fmt_id)
+            fits = self._fit_all(model_id, fmt.id)
             rows.append(
                 [
                     model.name,
                     self.fmt.number(p.total / 1e9, 1) + t["billion"],
                     self.fmt.number(p.active / 1e9, 1) + t["billion"],
+                    fmt.name,
                     self.fmt.unit(weight_bytes(p, fmt) / GB, "GB"),
                     self._cheapest(fits, single=False),
                 ]
             )
-        header = [t["model"], t["total_params"], t["active_params"], f"{t['weights']} ({fmt.name})", t["cheapest_any"]]
+        header = [t["model"], t["total_params"], t["active_params"], t["format"], t["weights"], t["cheapest_any"]]
         return _table(header, rows)
 
     def diffusion_table(self, fmt_id: str = "bf16") -> str:
