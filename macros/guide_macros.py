@@ -26,6 +26,11 @@ from macros.fitengine import (
 from macros.i18n import LABELS, UNMAPPED
 from macros.locale_format import UNITS, Formatter
 
+# The training example's constants (not the engine's: the engine sizes inference).
+ADAM_MIXED_BYTES_PER_PARAM = 16  # ZeRO, arXiv 1910.02054 section 3.1: 2 + 2 + 12 bytes per parameter
+FSDP_TRAFFIC_VS_ALLREDUCE = 1.5  # ZeRO-3: two all-gathers and a reduce-scatter, 3 x half an all-reduce
+TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # forward and backward, arXiv 2001.08361 section 2.1
+
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
     def line(cells: list[str]) -> str:
@@ -1001,9 +1006,3 @@ class GuideMacros:
         if per_work:
             return f"`{r.node}` · {self.fmt.usd(r.usd_per_reference_hour or 0, cents=True)}{suffix}"
         return f"`{r.node}` · {self.fmt.usd(r.price_month_usd)}{self.t['per_month']}{suffix}"
-
-
-# The training example's constants (not the engine's: the engine sizes inference).
-ADAM_MIXED_BYTES_PER_PARAM = 16  # ZeRO, arXiv 1910.02054 section 3.1: 2 + 2 + 12 bytes per parameter
-FSDP_TRAFFIC_VS_ALLREDUCE = 1.5  # ZeRO-3: two all-gathers and a reduce-scatter, 3 x half an all-reduce
-TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # forward and backward, arXiv 2001.08361 section 2.1
