@@ -226,3 +226,21 @@ def test_the_moe_guide_follows_the_catalog(tmp_path, catalog_copy, site, catalog
     thousands, rest = divmod(new, 1000)
     assert f"{thousands}{NNBSP}{rest:03d}\u00a0$US" in text
     shutil.rmtree(tmp_path / "changed")
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_training_example_can_run(site, catalog, locale):
+    """Mixed-precision Adam keeps 16 bytes per parameter (ZeRO, arXiv 1910.02054): a 70B model's
+    state does not fit four 80 GB cards, the sharded 8B example's does, on every node the page shows."""
+    html = _guide(site, locale, "nvlink")
+    assert catalog.llms["llama-3.3-70b"].params_total * 16 > 4 * 80e9
+    state = catalog.llms["llama-3.1-8b"].params_total * 16 / 4
+    header = next(r for r in _rows(html) if LABELS[locale]["train_comm"] in r)
+    assert LABELS[locale]["train_compute"] in header
+    start = html.index(header)
+    rows = [r for r in _rows(html[start:]) if "<td>" in r][:4]
+    assert len(rows) == 4
+    for row in rows:
+        node = catalog.node(re.search(r"<code>([^<]+)</code>", row).group(1))
+        assert node.count == 4
+        assert state < catalog.gpus[node.gpu].memory_usable_bytes
