@@ -16,14 +16,20 @@ from macros.fitengine import (
     NodeFit,
     fit_all,
     fit_diffusion,
+    fit_node,
     gradient_allreduce_seconds,
     group_link,
     render,
     weight_bytes,
     workload,
 )
-from macros.i18n import LABELS
-from macros.locale_format import Formatter
+from macros.i18n import LABELS, UNMAPPED
+from macros.locale_format import UNITS, Formatter
+
+# The training example's constants (not the engine's: the engine sizes inference).
+ADAM_MIXED_BYTES_PER_PARAM = 16  # ZeRO, arXiv 1910.02054 section 3.1: 2 + 2 + 12 bytes per parameter
+FSDP_TRAFFIC_VS_ALLREDUCE = 1.5  # ZeRO-3: two all-gathers and a reduce-scatter, 3 x half an all-reduce
+TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # forward and backward, arXiv 2001.08361 section 2.1
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -103,6 +109,23 @@ class GuideMacros:
                 "configurator",
                 "measure_widget",
                 "nv_label",
+                "users",
+                "runtime_value",
+                "nv_label_table",
+                "link_serving_table",
+                "split_table",
+                "training_state_gb",
+                "training_table",
+                "format_speed_table",
+                "format_runtime_table",
+                "moe_format_table",
+                "cheapest_node",
+                "expert_table",
+                "kv_table",
+                "month_tokens",
+                "best_price",
+                "price_at",
+                "speed_at",
             )
         }
 
@@ -119,7 +142,7 @@ class GuideMacros:
 
     def format_quality(self, fmt_id: str) -> str:
         entry = next(f for f in self.data["formats"] if f["id"] == fmt_id)
-        return f"{_text(entry['quality'][self.locale])} ({_text(entry['quality_source'])})"
+        return f"{_text(entry['quality'][self.locale])} ({self._cite(entry['quality_source'])})"
 
     def nv_label(self, node_id: str) -> str:
         """What `nvidia-smi topo -m` shows between two cards of an NVLink node, e.g. NV18."""
@@ -237,9 +260,10 @@ class GuideMacros:
             rate = self._link_rate(link_id)
             rows.append(
                 [
-                    link.name,
+                    self._link_name(link),
                     self.fmt.unit(rate, "GB/s"),
-                    self.fmt.unit(2 * rate, "GB/s"),
+                    # A busbw measured across sockets is one figure, not a direction to double.
+                    "—" if link.kind == "cross-socket" else self.fmt.unit(2 * rate, "GB/s"),
                     self.fmt.unit(link.latency_s * 1e6, "µs"),
                 ]
             )
@@ -254,7 +278,9 @@ class GuideMacros:
             node = c.node(node_id)
             link = group_link(c, node, cards)
             seconds = gradient_allreduce_seconds(model.params_total, c.assumptions.gradient_bytes, cards, link)
-            rows.append([link.name, self.fmt.unit(link.per_direction_gbps, "GB/s"), self.fmt.unit(seconds, "s", 2)])
+            rows.append(
+                [self._link_name(link), self.fmt.unit(link.per_direction_gbps, "GB/s"), self.fmt.unit(seconds, "s", 2)]
+            )
         return _table([t["link"], t["per_direction"], t["time"]], rows)
 
     def compare_nodes(self, model_id: str, fmt_id: str, *node_ids: str) -> str:
@@ -264,27 +290,32 @@ class GuideMacros:
         header = [""] + [f"{c.node(n).count} × {c.gpus[c.node(n).gpu].name}" for n in node_ids]
         rows: list[list[str]] = [[t["interconnect"]], [t["total_vram"]], [t["bandwidth_card"]]]
         rows += [
-            [f"{c.llms[model_id].name} {c.formats[fmt_id].name}, {t['floor']}"],
-            [t["floor_allreduce"]],
-            [t["ttft"]],
+            [t["layout"]],
+            [f"{c.llms[model_id].name} {c.formats[fmt_id].name}, {t['floor']}, {self.users(1)}"],
+            [f"{t['floor_allreduce']}, {self.users(1)}"],
+            [f"{t['ttft']}, {self.users(1)}"],
             [t["price"]],
         ]
         for node_id in node_ids:
             node, r = c.node(node_id), fits[node_id]
             gpu = c.gpus[node.gpu]
             link = group_link(c, node, node.count)
-            rows[0].append(f"{link.name} · {self.fmt.unit(link.per_direction_gbps, 'GB/s')}" if link else "—")
+            rows[0].append(
+                f"{self._link_name(link)} · {self.fmt.unit(link.per_direction_gbps, 'GB/s')}" if link else "—"
+            )
             rows[1].append(self.fmt.unit(gpu.memory_sold_gb * node.count, "GB"))
             rows[2].append(self.fmt.unit(gpu.memory_bandwidth_gbps, "GB/s"))
-            rows[3].append(self._tok(r.decode_tok_s_per_user_no_comm))
-            rows[4].append(self._tok(r.decode_tok_s_per_user))
-            rows[5].append(self.fmt.number(r.ttft_s, 2) if r.ttft_s is not None else "—")
-            rows[6].append(self.fmt.usd(node.price_month_usd) + t["per_month"])
+            rows[3].append(self._layout(r))
+            rows[4].append(self._tok(r.decode_tok_s_per_user_no_comm))
+            rows[5].append(self._tok(r.decode_tok_s_per_user))
+            rows[6].append(self.fmt.number(r.ttft_s, 2) if r.ttft_s is not None else "—")
+            rows[7].append(self.fmt.usd(node.price_month_usd) + t["per_month"])
         return _table(header, rows)
 
     def fit_table(self, model_id: str, fmt_id: str, context: int | None = None, concurrency: int | None = None) -> str:
         """Every node for one workload: verdict, memory, floors, prices, reason."""
         t = self.t
+        users = self.users(concurrency or self.catalog.assumptions.default_concurrency)
         rows = []
         for r in self._fit_all(model_id, fmt_id, context, concurrency):
             layout = f"{r.tensor_parallel} × {r.pipeline_parallel}" if r.cards_used else "—"
@@ -311,11 +342,11 @@ class GuideMacros:
             t["cards"],
             t["tb"],
             t["need"],
-            t["floor_allreduce"],
-            t["total_speed"],
-            t["ttft"],
+            f"{t['floor_allreduce']}, {users}",
+            f"{t['total_speed']}, {users}",
+            f"{t['ttft']}, {users}",
         ]
-        return _table([*header, t["price_month"], t["per_mtok_out"], t["reason"]], rows)
+        return _table([*header, t["price_month"], f"{t['per_mtok_out']}, {users}", t["reason"]], rows)
 
     def node_table(self) -> str:
         t, c = self.t, self.catalog
@@ -328,7 +359,7 @@ class GuideMacros:
                     f"`{node.id}`",
                     gpu.name,
                     self.fmt.number(node.count),
-                    t[f"topology_{node.topology}"] + (f" ({link.name})" if link else ""),
+                    t[f"topology_{node.topology}"] + (f" ({self._link_name(link)})" if link else ""),
                     self.fmt.unit(gpu.memory_sold_gb * node.count, "GB"),
                     self.fmt.usd(node.price_month_usd),
                     self.fmt.usd(node.price_month_usd / c.assumptions.hours_per_month, cents=True),
@@ -373,7 +404,12 @@ class GuideMacros:
                 else f"`{value}`"
             )
             rows.append(
-                [f"`{key}`", f"{shown} {item['unit']}", _text(item["explain"][self.locale]), _text(item["source"])]
+                [
+                    f"`{key}`",
+                    f"{shown} {self._unit_word(item['unit'], value)}".strip(),
+                    _text(item["explain"][self.locale]),
+                    self._cite(item["source"]),
+                ]
             )
         return _table([t["assumption"], t["value"], t["meaning"], t["source"]], rows)
 
@@ -391,9 +427,9 @@ class GuideMacros:
                     [
                         runtime["name"],
                         f"`{key}`",
-                        f"{self.fmt.number(value, digits)} {item['unit']}",
+                        f"{self.fmt.number(value, digits)} {self._unit_word(item['unit'], value)}".strip(),
                         item["explain"][self.locale],
-                        item["source"],
+                        self._cite(item["source"]),
                     ]
                 )
         return _table([t["runtime"], t["assumption"], t["value"], t["meaning"], t["source"]], rows)
@@ -425,7 +461,7 @@ class GuideMacros:
                     engine,
                     ratio,
                     t["val_ok"] if check.ok else t["val_off"],
-                    check.source,
+                    self._cite(check.source),
                 ]
             )
         header = [
@@ -444,7 +480,12 @@ class GuideMacros:
 
         t = self.t
         rows = [
-            [f"`{k.id}`", k.unmapped or "", f"`{k.superseded_by}`" if k.superseded_by else "—", k.source]
+            [
+                f"`{k.id}`",
+                UNMAPPED.get(self.locale, {}).get(k.id, k.unmapped or ""),
+                f"`{k.superseded_by}`" if k.superseded_by else "—",
+                self._cite(k.source),
+            ]
             for k in check_all(self.catalog)
             if k.unmapped
         ]
@@ -462,8 +503,8 @@ class GuideMacros:
                         [
                             _text(gpu["name"]),
                             f"`{field}`",
-                            f"{self.fmt.sig(figure['value'])} {figure['unit']}",
-                            _text(figure["source"]),
+                            f"{self.fmt.sig(figure['value'])} {UNITS.get(self.locale, {}).get(figure['unit'], figure['unit'])}",
+                            self._cite(figure["source"]),
                         ]
                     )
         return _table([t["gpu"], t["value"], "", t["source"]], rows)
@@ -486,25 +527,27 @@ class GuideMacros:
             )
         return _table([t["format"], t["bits"], t["weights"], t["cheapest_single"], t["cheapest_any"]], rows)
 
-    def moe_table(self, *model_ids: str, fmt_id: str = "fp8") -> str:
-        """MoE models: total parameters pick the machine, active ones the speed."""
+    def moe_table(self, *model_ids: str, fmt_id: str | None = None) -> str:
+        """MoE models, each in `fmt_id` or in the format it is published in: total parameters pick
+        the machine, active ones (the output head included, read at every token) the speed."""
         t, c = self.t, self.catalog
-        fmt = c.formats[fmt_id]
         rows = []
         for model_id in model_ids:
             model = c.llms[model_id]
+            fmt = c.formats[fmt_id or model.native_format]
             p = model.params
-            fits = self._fit_all(model_id, fmt_id)
+            fits = self._fit_all(model_id, fmt.id)
             rows.append(
                 [
                     model.name,
-                    self.fmt.number(p.total / 1e9, 1) + " B",
-                    self.fmt.number(p.active / 1e9, 1) + " B",
+                    self.fmt.number(p.total / 1e9, 1) + t["billion"],
+                    self.fmt.number(p.active / 1e9, 1) + t["billion"],
+                    fmt.name,
                     self.fmt.unit(weight_bytes(p, fmt) / GB, "GB"),
                     self._cheapest(fits, single=False),
                 ]
             )
-        header = [t["model"], t["total_params"], t["active_params"], f"{t['weights']} ({fmt.name})", t["cheapest_any"]]
+        header = [t["model"], t["total_params"], t["active_params"], t["format"], t["weights"], t["cheapest_any"]]
         return _table(header, rows)
 
     def diffusion_table(self, fmt_id: str = "bf16") -> str:
@@ -516,15 +559,355 @@ class GuideMacros:
             need = min((r.need_gb for r in fits if not r.offload_text_encoders), default=None)
             cheapest = min(fits, key=lambda r: r.price_month_usd, default=None)
             best = min(fits, key=lambda r: r.usd_per_reference_hour or 0, default=None)
+            entry = next(d for d in self.data["diffusion"] if d["id"] == model_id)
             rows.append(
                 [
                     model.name,
+                    entry.get("resolution", "").replace(" x ", " × "),
                     self.fmt.unit(need, "GB", 1) if need else "—",
                     self._diffusion_node(cheapest),
                     self._diffusion_node(best, per_work=True),
                 ]
             )
-        return _table([t["model"], t["pipeline"], t["cheapest_card"], t["cheapest_work"]], rows)
+        return _table([t["model"], t["resolution"], t["pipeline"], t["cheapest_card"], t["cheapest_work"]], rows)
+
+    # --- serving tables (the guides' theses, shown) --------------------------------------
+
+    def users(self, n: int) -> str:
+        """The "per user, at N users" wording every per-user figure carries."""
+        return self.t["at_users_one" if n == 1 else "at_users"].format(n=self.fmt.number(n))
+
+    def runtime_value(self, runtime_id: str, field: str) -> str:
+        """A runtime setting as a percentage (memory_utilization) or a plain number."""
+        value = getattr(self.catalog.runtimes[runtime_id], field)
+        if field == "memory_utilization":
+            return self.fmt.unit(value * 100, "%")
+        return self.fmt.number(value)
+
+    def nv_label_table(self) -> str:
+        """What `nvidia-smi topo -m` should show between the cards of each NVLink node."""
+        from macros.fitengine.health import expected_nvlinks
+
+        t, c = self.t, self.catalog
+        rows = []
+        for node in c.nodes:
+            gpu, topology = c.gpus[node.gpu], c.topologies[node.topology]
+            if gpu.nvlink is None or topology.nvlink == "none" or node.count < 2:
+                continue
+            if topology.nvlink == "sxm":
+                label = f"`NV{expected_nvlinks(c, node)}`"
+                where = t["nv_every_pair"]
+            else:
+                rate = c.links[f"nvlink-{gpu.nvlink.generation}"].per_direction_gbps
+                group = min(node.nvlink_group, node.count)
+                # A bridge shares the card's links among its partners, as a 4-GPU board does.
+                label = f"`NV{round(gpu.nvlink.per_direction_gbps / rate) // max(group - 1, 1)}`"
+                where = (
+                    (t["nv_bridged_pair"] if group == 2 else t["nv_bridged_all"].format(n=self.fmt.number(group)))
+                    if group >= node.count
+                    else t["nv_bridged_groups"].format(n=self.fmt.number(group))
+                )
+            link = group_link(c, node, node.count)
+            rows.append(
+                [
+                    f"`{node.id}`",
+                    t[f"topology_{node.topology}"],
+                    label,
+                    where,
+                    self.fmt.unit(link.per_direction_gbps, "GB/s") if link else "—",
+                ]
+            )
+        header = [t["node"], t["topology"], t["nv_label"], t["nv_where"], t["nv_group_rate"]]
+        return _table(header, rows)
+
+    def link_serving_table(self, model_id: str, fmt_id: str, users: int, *node_ids: str) -> str:
+        """The same model split over all the cards of each node: one user, then `users` users."""
+        t, c = self.t, self.catalog
+        rows = []
+        for node_id in node_ids:
+            node = c.node(node_id)
+            layout = (node.count, 1, 1)
+            one = fit_node(c, workload(c, model_id, fmt_id, None, 1, layout=layout), node)
+            many = fit_node(c, workload(c, model_id, fmt_id, None, users, layout=layout), node)
+            link = group_link(c, node, node.count)
+            rows.append(
+                [
+                    f"`{node_id}`",
+                    f"{self._link_name(link)} · {self.fmt.unit(link.per_direction_gbps, 'GB/s')}" if link else "—",
+                    self._tok(one.decode_tok_s_per_user_no_comm),
+                    self._tok(one.decode_tok_s_per_user),
+                    self._seconds(one.ttft_s),
+                    self._tok(many.decode_tok_s_per_user),
+                    self._tok(many.decode_tok_s_total),
+                    self._seconds(many.ttft_s),
+                    self._per_mtok(many.usd_per_million_output_tokens),
+                ]
+            )
+        at1, atn = self.users(1), self.users(users)
+        header = [
+            t["node"],
+            t["interconnect"],
+            f"{t['floor']}, {at1}",
+            f"{t['floor_allreduce']}, {at1}",
+            f"{t['ttft']}, {at1}",
+            f"{t['floor_allreduce']}, {atn}",
+            f"{t['total_speed']}, {atn}",
+            f"{t['ttft']}, {atn}",
+            f"{t['per_mtok_out']}, {atn}",
+        ]
+        return _table(header, rows)
+
+    def split_table(self, model_id: str, fmt_id: str, node_id: str, users: int) -> str:
+        """One node, the model split over 1, 2, 4… cards: what splitting buys and what it costs."""
+        t, c = self.t, self.catalog
+        node = c.node(node_id)
+        rows = []
+        tp = 1
+        while tp <= node.count:
+            layout = (tp, 1, 1)
+            one = fit_node(c, workload(c, model_id, fmt_id, None, 1, layout=layout), node)
+            many = fit_node(c, workload(c, model_id, fmt_id, None, users, layout=layout), node)
+            if one.verdict != "none":
+                rows.append(
+                    [
+                        self.fmt.number(tp),
+                        self.fmt.number(one.replicas),
+                        self._tok(one.decode_tok_s_per_user),
+                        self._seconds(one.ttft_s),
+                        self._tok(many.decode_tok_s_per_user),
+                        self._tok(many.decode_tok_s_total),
+                        self._per_mtok(many.usd_per_million_output_tokens),
+                    ]
+                )
+            tp *= 2
+        at1, atn = self.users(1), self.users(users)
+        header = [
+            t["tp_degree"],
+            t["replicas"],
+            f"{t['floor_allreduce']}, {at1}",
+            f"{t['ttft']}, {at1}",
+            f"{t['floor_allreduce']}, {atn}",
+            f"{t['total_speed']}, {atn}",
+            f"{t['per_mtok_out']}, {atn}",
+        ]
+        return _table(header, rows)
+
+    def training_state_gb(self, model_id: str, cards: int = 1) -> str:
+        """Weights, gradients and Adam state in mixed precision, shared over `cards` (ZeRO-3)."""
+        params = self.catalog.llms[model_id].params_total
+        return self.fmt.unit(params * ADAM_MIXED_BYTES_PER_PARAM / cards / GB, "GB")
+
+    def training_table(self, model_id: str, tokens_per_step: int, *node_ids: str) -> str:
+        """A fully sharded (FSDP / ZeRO-3) step: its traffic on each link beside its compute at peak."""
+        t, c = self.t, self.catalog
+        model = c.llms[model_id]
+        rows = []
+        for node_id in node_ids:
+            node = c.node(node_id)
+            gpu = c.gpus[node.gpu]
+            link = group_link(c, node, node.count)
+            comm = FSDP_TRAFFIC_VS_ALLREDUCE * gradient_allreduce_seconds(
+                model.params_total, c.assumptions.gradient_bytes, node.count, link
+            )
+            compute = (
+                TRAINING_FLOPS_PER_PARAM_TOKEN
+                * model.params_total
+                * tokens_per_step
+                / (node.count * gpu.bf16_tflops * 1e12)
+            )
+            rows.append(
+                [
+                    f"`{node_id}`",
+                    f"{self._link_name(link)} · {self.fmt.unit(link.per_direction_gbps, 'GB/s')}" if link else "—",
+                    self.fmt.unit(model.params_total * ADAM_MIXED_BYTES_PER_PARAM / node.count / GB, "GB"),
+                    self.fmt.unit(comm, "s", 2),
+                    self.fmt.unit(compute, "s", 2),
+                    self.fmt.unit(100 * comm / compute, "%"),
+                ]
+            )
+        header = [t["node"], t["link"], t["train_state"], t["train_comm"], t["train_compute"], t["train_ratio"]]
+        return _table(header, rows)
+
+    def format_speed_table(self, model_id: str, node_id: str, users: int) -> str:
+        """One model in every format on one node: what each format does to memory, speed and price."""
+        t, c = self.t, self.catalog
+        model = c.llms[model_id]
+        node = c.node(node_id)
+        rows = []
+        for fmt in c.formats.values():
+            one = fit_node(c, workload(c, model_id, fmt.id, None, 1), node)
+            many = fit_node(c, workload(c, model_id, fmt.id, None, users), node)
+            kernel = self._compute(fmt.id, one)
+            rows.append(
+                [
+                    fmt.name,
+                    c.runtimes[fmt.runtime].name,
+                    self.fmt.unit(weight_bytes(model.params, fmt) / GB, "GB", 1),
+                    self._layout(one),
+                    kernel if one.verdict != "none" else "—",
+                    self._tok(one.decode_tok_s_per_user),
+                    self._tok(many.decode_tok_s_total),
+                    self._per_mtok(one.best_usd_per_million_output_tokens),
+                    self.fmt.number(one.max_concurrency) if one.verdict != "none" else "—",
+                ]
+            )
+        header = [
+            t["format"],
+            t["runtime"],
+            t["weights"],
+            t["layout"],
+            t["kernel"],
+            f"{t['floor_allreduce']}, {self.users(1)}",
+            f"{t['total_speed']}, {self.users(users)}",
+            t["best_per_mtok"],
+            t["max_users"],
+        ]
+        return _table(header, rows)
+
+    def format_runtime_table(self) -> str:
+        """Which runtime serves each format, and on which cards it has its own kernels."""
+        t, c = self.t, self.catalog
+        by_arch: dict[str, list[str]] = {}
+        for gpu in c.gpus.values():
+            by_arch.setdefault(gpu.architecture, []).append(gpu.name)
+
+        def cards(archs: tuple[str, ...]) -> str:
+            groups = [
+                f"{t['arch_' + arch]} ({', '.join(self._short(n) for n in by_arch[arch])})"
+                for arch in archs
+                if arch in by_arch
+            ]
+            return " ; ".join(groups).replace(" ;", "\u202f;" if self.locale == "fr" else ";") if groups else "—"
+
+        rows = []
+        for fmt in c.formats.values():
+            rows.append(
+                [
+                    fmt.name,
+                    c.runtimes[fmt.runtime].name,
+                    cards(fmt.native),
+                    cards(fmt.weight_only),
+                    "—" if not fmt.weight_only else t["val_ok"] if fmt.weight_only_moe else t["val_off"],
+                ]
+            )
+        header = [t["format"], t["runtime"], t["native_on"], t["weight_only_on"], t["moe_weight_only"]]
+        return _table(header, rows)
+
+    def moe_format_table(self, model_id: str, *fmt_ids: str) -> str:
+        """An MoE model in each format: the cheapest node that serves it, its layout, speed and price."""
+        t, c = self.t, self.catalog
+        model = c.llms[model_id]
+        rows = []
+        for fmt_id in fmt_ids:
+            fmt = c.formats[fmt_id]
+            best = self._cheapest_fit(self._fit_all(model_id, fmt_id))
+            rows.append(
+                [
+                    fmt.name,
+                    self.fmt.unit(weight_bytes(model.params, fmt) / GB, "GB"),
+                    f"`{best.node}` · {self.fmt.usd(best.price_month_usd)}{t['per_month']}" if best else t["none_fits"],
+                    self._layout(best) if best else "—",
+                    self._tok(best.decode_tok_s_per_user) if best else "—",
+                    self._best(best) if best else "—",
+                ]
+            )
+        header = [
+            t["format"],
+            t["weights"],
+            t["cheapest_any"],
+            t["layout"],
+            f"{t['floor_allreduce']}, {self.users(1)}",
+            t["best_per_mtok"],
+        ]
+        return _table(header, rows)
+
+    def cheapest_node(self, model_id: str, fmt_id: str) -> str:
+        """The cheapest node that holds the model in the format, with its monthly price."""
+        return self._cheapest(self._fit_all(model_id, fmt_id), single=False)
+
+    def expert_table(self, model_id: str, fmt_id: str, users: int, *node_ids: str) -> str:
+        """Tensor parallelism alone against experts spread whole over the cards (expert parallelism)."""
+        t, c = self.t, self.catalog
+        rows = []
+        for node_id in node_ids:
+            node = c.node(node_id)
+            link = group_link(c, node, node.count)
+            for ep in (1, node.count):
+                layout = (node.count, 1, ep)
+                one = fit_node(c, workload(c, model_id, fmt_id, None, 1, layout=layout), node)
+                many = fit_node(c, workload(c, model_id, fmt_id, None, users, layout=layout), node)
+                rows.append(
+                    [
+                        f"`{node_id}`",
+                        self._link_name(link) if link else "—",
+                        self._layout(one),
+                        self._tok(one.decode_tok_s_per_user),
+                        self._ms(one.allreduce_ms_per_token),
+                        self._tok(many.decode_tok_s_per_user),
+                        self._tok(many.decode_tok_s_total),
+                        self._seconds(many.ttft_s),
+                    ]
+                )
+        at1, atn = self.users(1), self.users(users)
+        header = [
+            t["node"],
+            t["link"],
+            t["layout"],
+            f"{t['floor_allreduce']}, {at1}",
+            t["comm_per_token"],
+            f"{t['floor_allreduce']}, {atn}",
+            f"{t['total_speed']}, {atn}",
+            f"{t['ttft']}, {atn}",
+        ]
+        return _table(header, rows)
+
+    def kv_table(self, node_id: str, context: int, fmt_id: str, *model_ids: str) -> str:
+        """KV cache per token, and how many users of `context` tokens the node then holds."""
+        from macros.fitengine import kv_bytes_per_token
+
+        t, c = self.t, self.catalog
+        rows = []
+        for model_id in model_ids:
+            model = c.llms[model_id]
+            fits = self._fit_all(model_id, fmt_id, context)
+            r = next(x for x in fits if x.node == node_id)
+            kind = t["attn_mla"] if model.architecture.mla is not None else t["attn_gqa"]
+            kib = kv_bytes_per_token(model.architecture, c.assumptions.kv_bytes) / 1024
+            rows.append(
+                [
+                    model.name,
+                    kind,
+                    self.fmt.unit(kib, "KiB", 1),
+                    self.fmt.unit(r.weights_gb, "GB") if r.verdict != "none" else "—",
+                    self.fmt.number(r.max_concurrency) if r.verdict != "none" else t["none"],
+                ]
+            )
+        header = [t["model"], t["attention"], t["kv_per_token"], t["weights_card"], t["max_users"]]
+        return _table(header, rows)
+
+    def month_tokens(self, model_id: str, fmt_id: str, node_id: str) -> str:
+        """Millions of output tokens a month the node produces at its cheapest concurrency."""
+        r = self._fit(model_id, fmt_id)[node_id]
+        c = self.catalog
+        best = fit_node(c, workload(c, model_id, fmt_id, None, r.best_concurrency), c.node(node_id))
+        total = (best.decode_tok_s_total or 0) * 3600 * c.assumptions.hours_per_month / 1e6
+        return self.fmt.number(total)
+
+    def best_price(self, model_id: str, fmt_id: str, node_id: str) -> str:
+        """The node's lowest price per million output tokens, and the users it takes to reach it."""
+        return self._best(self._fit(model_id, fmt_id)[node_id])
+
+    def price_at(self, model_id: str, fmt_id: str, node_id: str, users: int) -> str:
+        """Price per million output tokens at `users` users."""
+        c = self.catalog
+        r = fit_node(c, workload(c, model_id, fmt_id, None, users), c.node(node_id))
+        return self._per_mtok(r.usd_per_million_output_tokens)
+
+    def speed_at(self, model_id: str, fmt_id: str, node_id: str, users: int, total: bool = False) -> str:
+        """Per-user (or the node's total) tok/s at `users` users."""
+        c = self.catalog
+        r = fit_node(c, workload(c, model_id, fmt_id, None, users), c.node(node_id))
+        return self._tok(r.decode_tok_s_total if total else r.decode_tok_s_per_user)
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -546,6 +929,72 @@ class GuideMacros:
         if key not in self._fits:
             self._fits[key] = fit_all(self.catalog, workload(self.catalog, model_id, fmt_id, context, concurrency))
         return self._fits[key]
+
+    def _unit_word(self, unit: str, value: Any) -> str:
+        """A catalog unit in the page's language, singular for one (none for ratios, counts, ids)."""
+        if unit in ("ratio", "count", "gpu"):
+            return ""
+        word = self.t.get(f"unit_{unit}", unit)
+        return self.t.get(f"unit_{unit}_one", word) if value == 1 else word
+
+    def _cite(self, source: str) -> str:
+        """A source as cited: kept in the language it was written in, marked as a citation."""
+        return f"<cite>{_text(source)}</cite>"
+
+    def _compute(self, fmt_id: str, r: NodeFit) -> str:
+        """The precision a format computes in on the row's card (int formats: 16-bit, weights dequantized)."""
+        t = self.t
+        if r.verdict == "none":
+            return "—"
+        if fmt_id == "bf16":
+            return t["compute_16"]
+        if fmt_id == "fp8" and not r.weight_only:
+            return t["compute_fp8"]
+        if fmt_id == "mxfp4" and not r.weight_only:
+            return t["compute_fp4"]
+        return t["compute_dequant"] + (t["compute_generic"] if r.weight_only else "")
+
+    @staticmethod
+    def _short(gpu_name: str) -> str:
+        return gpu_name.removeprefix("NVIDIA ").removeprefix("GeForce ")
+
+    def _link_name(self, link: Any) -> str:
+        """A link's name in the page's language (the catalog names them in English)."""
+        link_id = getattr(link, "link_id", None) or getattr(link, "id", "")
+        return self.t.get(f"link_{link_id}", link.name)
+
+    def _seconds(self, value: float | None) -> str:
+        return "—" if value is None else self.fmt.number(value, 2)
+
+    def _ms(self, value: float | None) -> str:
+        return "—" if value is None else self.fmt.unit(value, "ms", 1)
+
+    def _per_mtok(self, value: float | None) -> str:
+        return "—" if value is None else self.fmt.usd(value, cents=True)
+
+    def _layout(self, r: NodeFit | None) -> str:
+        if r is None or not r.cards_used:
+            return "—"
+        text = self.t["layout_text_one" if r.cards_used == 1 else "layout_text"].format(
+            cards=self.fmt.number(r.cards_used),
+            tp=self.fmt.number(r.tensor_parallel),
+            pp=self.fmt.number(r.pipeline_parallel),
+        )
+        if r.expert_parallel > 1:
+            text += self.t["layout_ep"].format(ep=self.fmt.number(r.expert_parallel))
+        return text
+
+    def _best(self, r: NodeFit) -> str:
+        if r.best_usd_per_million_output_tokens is None:
+            return "—"
+        return self.t["best_at"].format(
+            price=self.fmt.usd(r.best_usd_per_million_output_tokens, cents=True),
+            users=self.fmt.number(r.best_concurrency),
+        )
+
+    def _cheapest_fit(self, fits: list[NodeFit]) -> NodeFit | None:
+        candidates = [r for r in fits if r.verdict != "none"]
+        return min(candidates, key=lambda r: r.price_month_usd) if candidates else None
 
     def _tok(self, value: float | None) -> str:
         return "—" if value is None else f"{self.fmt.number(value)} tok/s"

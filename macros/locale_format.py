@@ -34,6 +34,12 @@ def _currency_pattern(code: str, cents: bool) -> NumberPattern:
     return parse_pattern(pattern if cents else pattern.replace(".00", ""))
 
 
+# Byte units as each locale writes them (French: octet); other units are the same everywhere.
+UNITS: dict[str, dict[str, str]] = {
+    "fr": {"GB": "Go", "GiB": "Gio", "GB/s": "Go/s", "MiB": "Mio", "KiB": "Kio", "TB": "To"},
+}
+
+
 @dataclass(frozen=True)
 class Formatter:
     """All number formatting for one locale; the locale comes from the build, never from the page."""
@@ -58,5 +64,5 @@ class Formatter:
         return format_percent(value, locale=self.locale)
 
     def unit(self, value: float, unit: str, digits: int = 0) -> str:
-        """A figure and its unit, joined by a no-break space (both locales write `1,935 GB/s`)."""
-        return f"{self.number(value, digits)}\u00a0{unit}"
+        """A figure and its unit, joined by a no-break space, in the locale's units (`1,935 GB/s`, `1 935 Go/s`)."""
+        return f"{self.number(value, digits)}\u00a0{UNITS.get(self.locale, {}).get(unit, unit)}"

@@ -1,0 +1,246 @@
+"""The guides: French typography and vocabulary, and the theses each guide shows with the engine's figures."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from html import unescape
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from macros.fitengine import fit_all, workload
+from macros.fitengine.health import expected_nvlinks
+from macros.fitengine.reasons import TEMPLATES
+from macros.i18n import LABELS, MEASURE, UNMAPPED, WIDGET
+
+from .site_build import build_site
+from .test_site import LOCALES, page_file
+
+NNBSP = "\u202f"
+SKIPPED = ("code", "pre", "script", "style", "kbd", "svg", "cite")
+# Citations (<cite>) keep the language they were written in: a source's title or note is quoted.
+
+# Words that are English and not French: none may appear in a French page's prose, tables or
+# widget strings. Kept short and unambiguous (no "on", "page", "source", "table", "total"…).
+_ENGLISH_WORDS = """
+    the and of with for from this that which when than only each per does not should must about
+    without between is are was has have its their your you we our user users card cards node nodes
+    memory speed price month bytes hours sequences sequence weights layers fits split link
+    interconnect measured default defaults runs copy loading ready download check paste fault none
+    free reserve layout
+"""
+ENGLISH = set(_ENGLISH_WORDS.split())
+WORD = re.compile(r"(?<![\w\-/.`])([A-Za-z]+)(?![\w\-/.`])")
+
+
+class Text(HTMLParser):
+    """A page's words as a reader sees them: text outside code and citations, and the titles
+    and labels a pointer or a screen reader shows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in SKIPPED:
+            self.depth += 1
+        for name, value in attrs:
+            if name in ("title", "aria-label", "placeholder", "alt") and value:
+                self.parts.append(value)
+
+    def handle_endtag(self, tag):
+        if tag in SKIPPED:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.parts.append(data)
+
+
+def french_pages(site: Path) -> list[Path]:
+    # 404.html is the theme's own template (overrides/ holds no French copy of it yet).
+    root = site / "fr"
+    return [
+        p
+        for p in sorted(root.rglob("*.html"))
+        if not {"search", "assets"} & set(p.relative_to(root).parts) and p != root / "404.html"
+    ]
+
+
+def page_text(path: Path) -> str:
+    parser = Text()
+    parser.feed(path.read_text())
+    return "\n".join(parser.parts)
+
+
+def french_strings() -> dict[str, str]:
+    """Every French string the site's code writes: tables, widgets, the engine's sentences."""
+    out = {}
+    for name, table in (("LABELS", LABELS), ("WIDGET", WIDGET), ("MEASURE", MEASURE), ("UNMAPPED", UNMAPPED)):
+        out.update({f"{name}.{k}": v for k, v in table["fr"].items()})
+    out.update({f"reasons.{k}": v for k, v in TEMPLATES["fr"].items()})
+    return out
+
+
+def typography_faults(text: str) -> list[str]:
+    faults = [m.group(0) for m in re.finditer(r".{0,30}[ \u00a0][;:!?]", text)]
+    faults += [m.group(0) for m in re.finditer(r"«(?!\u202f).{0,20}|.{0,20}(?<!\u202f)»", text)]
+    return faults
+
+
+def english_words(text: str) -> list[str]:
+    # Capitals only are labels and acronyms (NODE, SYS in nvidia-smi's matrix), not prose.
+    return sorted({w for w in WORD.findall(text) if w.lower() in ENGLISH and not w.isupper()})
+
+
+# --- French ------------------------------------------------------------------------------
+
+
+def test_the_checks_catch_what_they_look_for():
+    assert typography_faults("Prix : 3 $") and typography_faults("le mot « réparti »")
+    assert not typography_faults(f"Prix{NNBSP}: 3 $ et le mot «{NNBSP}réparti{NNBSP}»")
+    assert english_words("Permanent link, 2 bytes, 1 sequences, NODE") == ["bytes", "link", "sequences"]
+    assert not english_words("NVLink, all-reduce, --gpu-memory-utilization, Go/s")
+
+
+def test_french_pages_put_a_narrow_no_break_space_before_double_punctuation(site):
+    pages = french_pages(site)
+    assert len(pages) >= 9
+    faults = {p.relative_to(site).as_posix(): typography_faults(page_text(p)) for p in pages}
+    assert not {k: v for k, v in faults.items() if v}
+
+
+def test_french_strings_of_tables_widgets_and_engine_are_typeset():
+    faults = {k: typography_faults(v) for k, v in french_strings().items()}
+    assert not {k: v for k, v in faults.items() if v}
+
+
+def test_no_english_left_on_french_pages(site):
+    found = {p.relative_to(site).as_posix(): english_words(page_text(p)) for p in french_pages(site)}
+    assert not {k: v for k, v in found.items() if v}
+
+
+def test_no_english_in_french_strings():
+    found = {k: english_words(re.sub(r"\{\w+\}", "", v)) for k, v in french_strings().items()}
+    assert not {k: v for k, v in found.items() if v}
+
+
+def test_french_pages_write_french_byte_units(site):
+    for key in ("nvlink", "quantization", "moe", "image-video"):
+        text = page_text(page_file(site, "fr", key))
+        assert "\u00a0Go" in text, key
+        assert not re.search(r"\d\u00a0(GB|GiB|KiB|GB/s)\b", text), key
+
+
+# --- the theses, shown ---------------------------------------------------------------------
+
+
+def _rows(html: str) -> list[str]:
+    return re.findall(r"<tr>(.*?)</tr>", html, re.S)
+
+
+def _guide(site: Path, locale: str, key: str) -> str:
+    """A guide's article without the configurator copy at its end (the widget has its own tests)."""
+    html = page_file(site, locale, key).read_text()
+    return html.split("data-configurator")[0]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_nvlink_labels_follow_each_topology(site, catalog, locale):
+    """Every NVLink node's expected label is the engine's health checker's, and a 4-GPU board
+    without NVSwitch shows a third of the links that the same card shows through NVSwitch."""
+    html = _guide(site, locale, "nvlink")
+    for node in catalog.nodes:
+        if catalog.topologies[node.topology].nvlink != "sxm":
+            continue
+        row = next(r for r in _rows(html) if f"<code>{node.id}</code>" in r and "<td>" in r)
+        assert f"<code>NV{expected_nvlinks(catalog, node)}</code>" in row, node.id
+    for gpu in ("h100-sxm", "a100-sxm4-80gb"):
+        boards = {n.topology: expected_nvlinks(catalog, n) for n in catalog.nodes if n.gpu == gpu}
+        assert boards["nvlink-direct"] * 3 == boards["nvswitch"]
+    # No 4-card node is promised the NVSwitch label.
+    four = next(r for r in _rows(html) if "<code>4x-h100-sxm</code>" in r and "<td>" in r)
+    assert f"<code>NV{expected_nvlinks(catalog, catalog.node('8x-h100-sxm'))}</code>" not in four
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_moe_guide_names_the_cheapest_node_per_format(site, catalog, locale):
+    html = _guide(site, locale, "moe")
+    for model, formats in (("deepseek-v3", ("fp8", "awq-int4", "gguf-q4_k_m")), ("gpt-oss-120b", ("mxfp4", "bf16"))):
+        for fmt in formats:
+            fits = [r for r in fit_all(catalog, workload(catalog, model, fmt)) if r.verdict != "none"]
+            best = min(fits, key=lambda r: r.price_month_usd)
+            name = catalog.formats[fmt].name
+            rows = [r for r in _rows(html) if f"<td>{name}</td>" in r and f"<code>{best.node}</code>" in r]
+            assert rows, (model, fmt, best.node)
+    # gpt-oss-120b is published in MXFP4 to run on one 80 GB card (openai/gpt-oss-120b model card).
+    fits = [r for r in fit_all(catalog, workload(catalog, "gpt-oss-120b", "mxfp4")) if r.verdict == "single"]
+    assert any(catalog.gpus[catalog.node(r.node).gpu].memory_sold_gb <= 80 for r in fits)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_quantization_guide_has_a_speed_column_and_names_each_runtime(site, catalog, locale):
+    html = _guide(site, locale, "quantization")
+    t = LABELS[locale]
+    per_user = f"{t['floor_allreduce']}, {t['at_users_one']}"
+    header = next(r for r in _rows(html) if per_user in r and "<th" in r)
+    assert t["runtime"] in header
+    speeds = {}
+    for fmt in catalog.formats.values():
+        row = next(r for r in _rows(html) if f"<td>{fmt.name}</td>" in r and "tok/s" in r)
+        runtime = catalog.runtimes[fmt.runtime].name
+        assert f"<td>{runtime}</td>" in row, fmt.id
+        speeds[fmt.id] = float(re.search(r"([\d\u202f]+) tok/s", row).group(1).replace(NNBSP, ""))
+    # Decode reads the weights: a quarter of the bytes is faster for one user (same node, same runtime).
+    assert speeds["awq-int4"] > speeds["bf16"]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("key", ("nvlink", "quantization", "moe", "image-video"))
+def test_per_user_figures_say_how_many_users(site, locale, key):
+    t = LABELS[locale]
+    html = _guide(site, locale, key)
+    users = re.compile(t["at_users"].replace("{n}", r"[\d\u202f,]+") + "|" + t["at_users_one"])
+    for header in re.findall(r"<th[^>]*>(.*?)</th>", html):
+        if header.startswith((t["floor_allreduce"], t["total_speed"], t["per_mtok_out"], t["ttft"])):
+            assert users.search(header), (key, header)
+
+
+def test_the_moe_guide_follows_the_catalog(tmp_path, catalog_copy, site, catalog):
+    """Raise the cheapest DeepSeek V3 node's price: the MoE page shows the new price."""
+    best = min(
+        (r for r in fit_all(catalog, workload(catalog, "deepseek-v3", "awq-int4")) if r.verdict != "none"),
+        key=lambda r: r.price_month_usd,
+    )
+    old = int(catalog.node(best.node).price_month_usd)
+    new = old + 111
+    nodes = catalog_copy / "nodes.yaml"
+    marker = f"  - id: {best.node}\n"
+    head, tail = nodes.read_text().split(marker)
+    nodes.write_text(head + marker + tail.replace(f"value: {old},", f"value: {new},", 1))
+    changed = build_site(tmp_path / "changed", locales=("fr",), catalog=catalog_copy)
+    text = unescape(page_file(changed, "fr", "moe").read_text())
+    thousands, rest = divmod(new, 1000)
+    assert f"{thousands}{NNBSP}{rest:03d}\u00a0$US" in text
+    shutil.rmtree(tmp_path / "changed")
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_training_example_can_run(site, catalog, locale):
+    """Mixed-precision Adam keeps 16 bytes per parameter (ZeRO, arXiv 1910.02054): a 70B model's
+    state does not fit four 80 GB cards, the sharded 8B example's does, on every node the page shows."""
+    html = _guide(site, locale, "nvlink")
+    assert catalog.llms["llama-3.3-70b"].params_total * 16 > 4 * 80e9
+    state = catalog.llms["llama-3.1-8b"].params_total * 16 / 4
+    header = next(r for r in _rows(html) if LABELS[locale]["train_comm"] in r)
+    assert LABELS[locale]["train_compute"] in header
+    start = html.index(header)
+    rows = [r for r in _rows(html[start:]) if "<td>" in r][:4]
+    assert len(rows) == 4
+    for row in rows:
+        node = catalog.node(re.search(r"<code>([^<]+)</code>", row).group(1))
+        assert node.count == 4
+        assert state < catalog.gpus[node.gpu].memory_usable_bytes
