@@ -428,7 +428,7 @@ class GuideMacros:
                         runtime["name"],
                         f"`{key}`",
                         f"{self.fmt.number(value, digits)} {self._unit_word(item['unit'], value)}".strip(),
-                        item["explain"][self.locale],
+                        _text(item["explain"][self.locale]),
                         self._cite(item["source"]),
                     ]
                 )
