@@ -58,10 +58,16 @@ def test_tensor_parallel_degree_divides_the_heads(catalog):
 
 
 def test_a_card_that_cannot_run_a_format_is_no_fit_with_its_reason(catalog):
+    # vLLM runs FP8 MoE weight-only on A100 (FP8 Marlin MoE, 2025): DeepSeek V3 is then refused
+    # for memory alone, with the weight-only note.
     results = by_node(fit_all(catalog, workload(catalog, "deepseek-v3", "fp8")))
     r = results["8x-a100-sxm4-80gb"]
-    assert r.verdict == "none"
-    assert r.reason.code == "format_moe_weight_only"
+    assert (r.verdict, r.reason.code, r.weight_only) == ("none", "no_memory", True)
+    # A format whose weight-only kernel has no MoE path refuses every MoE model on that card.
+    fmt = dataclasses.replace(catalog.formats["fp8"], weight_only_moe=False)
+    work = dataclasses.replace(workload(catalog, "mixtral-8x7b", "fp8"), format=fmt)
+    r = by_node(fit_all(catalog, work))["8x-a100-sxm4-80gb"]
+    assert (r.verdict, r.reason.code) == ("none", "format_moe_weight_only")
 
 
 def test_weight_only_kernel_fits_and_says_so(catalog):
