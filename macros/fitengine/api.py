@@ -124,6 +124,7 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
         "runtime": _choice(request, "runtime"),
         "kv_cache": _choice(request, "kv_cache"),
     }
+    read: dict[str, Any] | None = None  # what was read of a reader's own model
     if isinstance(model_id, str) and model_id in catalog.diffusion:
         rows = [r.to_dict() for r in fit_diffusion(catalog, model_id, str(fmt))]
         name = catalog.diffusion[model_id].name
@@ -156,7 +157,7 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
             read = model_read(work.model)
     results = [{**row, "link_class": link_class(catalog, node)} for row, node in zip(rows, catalog.nodes, strict=True)]
     out = {"version": SCHEMA_VERSION, "kind": kind, "model_name": name, "rows": results, "summary": summary(results)}
-    if kind == "llm" and not isinstance(model, str):
+    if read is not None:
         out["model_read"] = read
     return out
 

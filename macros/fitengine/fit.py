@@ -21,7 +21,7 @@ from .checkpoint import unquantized_parts
 from .errors import EngineError
 from .layout import Layout, candidates, refusal
 from .memory import kv_bytes_per_card, runtime_reserve_bytes, weight_bytes
-from .reasons import Reason
+from .reasons import Reason, render
 from .serving import Serving, batched_tokens, max_sequences
 from .topology import group_link
 from .units import GB
@@ -640,8 +640,6 @@ def workload(
             raise EngineError(f"{chosen_runtime.name} splits layers across cards; it has no tensor parallelism")
         why = refusal(model.architecture, chosen_runtime, forced, quant_block(model, the_format))
         if why is not None:
-            from .reasons import render
-
             raise EngineError(f"layout refused: {render(why)}")
     return Workload(
         model=model,
