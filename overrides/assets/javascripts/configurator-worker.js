@@ -63,39 +63,16 @@ async function init({ shared, locale, pyodide: version, warm }) {
   post({ type: "status", state: "loading", step: 3, steps: 3 });
   const catalogJson = await catalogText;
   pyodide.globals.set("catalog_json", catalogJson);
+  // The engine's own browser entry (fitengine/browser.py, shipped and hashed with the rest).
   pyodide.runPython(`
-import json, sys
+import sys
 sys.path.insert(0, "/engine")
-from fitengine import Catalog, EngineError, answer as _answer, check_measurement as _check
-from fitengine.numbers import fixed_formatter
-_catalog = Catalog.from_dict(json.loads(catalog_json))
+from fitengine.browser import Session
+_session = Session(catalog_json)
 del catalog_json
-_number = None
-
-def use_separators(group, decimal, samples_json, expected_json):
-    # Numbers written in Python cost far less than a call out to Intl for each; used only if
-    # they come out exactly as Intl writes them for this locale.
-    global _number
-    number = fixed_formatter(1, group, decimal)
-    same = [number(x) for x in json.loads(samples_json)] == json.loads(expected_json)
-    _number = number if same else None
-    return same
-
-def answer_json(request_json, locale, number):
-    # JSON both ways: one string crosses into Python and one comes back, which costs less
-    # than converting nested objects field by field.
-    try:
-        out = {"ok": True, "result": _answer(_catalog, json.loads(request_json), locale, _number or number)}
-    except EngineError as error:
-        out = {"ok": False, "error": str(error)}
-    return json.dumps(out, allow_nan=False)
-
-def check_json(kind, text, node, locale, number):
-    try:
-        out = {"ok": True, "result": _check(_catalog, kind, text, node, locale, _number or number)}
-    except EngineError as error:
-        out = {"ok": False, "error": str(error)}
-    return json.dumps(out, allow_nan=False)
+use_separators = _session.use_separators
+answer_json = _session.answer_json
+check_json = _session.check_json
 `);
   const number = (x) => numberFormat.format(x);
   const parts = numberFormat.formatToParts(1234567.5);

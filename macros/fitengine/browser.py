@@ -1,0 +1,56 @@
+"""What the configurator's worker calls in Pyodide: the engine behind JSON strings.
+
+The worker (overrides/assets/javascripts/configurator-worker.js) ships this file with the rest of
+the engine, checks its hash, and calls these functions with strings: one string crosses into
+Python and one comes back, which costs less than converting nested objects field by field.
+Errors the engine raises for a reader come back as `{"ok": false, "error": ...}`; anything else
+is a fault the worker reports as such.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from .api import answer, check_measurement
+from .catalog import Catalog
+from .errors import EngineError
+from .numbers import fixed_formatter
+
+Number = Callable[[float], str]
+
+
+class Session:
+    """One page's engine: the catalog read once, and the locale's number writer once checked."""
+
+    def __init__(self, catalog_json: str) -> None:
+        self.catalog = Catalog.from_dict(json.loads(catalog_json))
+        self.number: Number | None = None
+
+    def use_separators(self, group: str, decimal: str, samples_json: str, expected_json: str) -> bool:
+        """Write numbers in Python from now on, if they come out exactly as Intl writes them.
+
+        A call out to Intl for each number costs far more; the page passes Intl's own output
+        for a set of samples, and Python's is used only when every one matches.
+        """
+        number = fixed_formatter(1, group, decimal)
+        same = [number(x) for x in json.loads(samples_json)] == json.loads(expected_json)
+        self.number = number if same else None
+        return same
+
+    def answer_json(self, request_json: str, locale: str, number: Number) -> str:
+        """The engine's answer to a configurator request, as JSON."""
+        return _reply(lambda: answer(self.catalog, json.loads(request_json), locale, self.number or number))
+
+    def check_json(self, kind: str, text: str, node: str, locale: str, number: Number) -> str:
+        """The engine's judgement of a pasted measurement, as JSON."""
+        return _reply(lambda: check_measurement(self.catalog, kind, text, node, locale, self.number or number))
+
+
+def _reply(work: Callable[[], Any]) -> str:
+    try:
+        out = {"ok": True, "result": work()}
+    except EngineError as error:
+        out = {"ok": False, "error": str(error)}
+    return json.dumps(out, allow_nan=False)
