@@ -43,12 +43,26 @@ def wait_ready(page):
     assert page.get_attribute("[data-engine-status]", "data-engine-status") == "ready"
 
 
-def rows(page):
+def dom_rows(page):
+    """The rows as the table shows them, top to bottom (folded ones included)."""
     return page.eval_on_selector_all(
         "tr[data-node]",
         "trs => trs.map(tr => ({node: tr.dataset.node, verdict: tr.dataset.verdict, cards: tr.dataset.cards,"
-        " tok: tr.dataset.tokS, price: tr.dataset.priceMonth}))",
+        " tok: tr.dataset.tokS, price: tr.dataset.priceMonth, order: Number(tr.dataset.order), hidden: tr.hidden,"
+        " perMtok: tr.dataset.vPerMtok, total: tr.dataset.vTotal}))",
     )
+
+
+def rows(page):
+    """The rows in the engine's (the catalog's) order, whatever the table's sort."""
+    return [
+        {k: r[k] for k in ("node", "verdict", "cards", "tok", "price")}
+        for r in sorted(dom_rows(page), key=lambda r: r["order"])
+    ]
+
+
+def row_markup(page):
+    return page.eval_on_selector_all("tbody tr", "trs => trs.map(tr => tr.outerHTML)")
 
 
 def href(page):
@@ -96,9 +110,10 @@ def test_browser_answers_equal_the_build_engines(browser, server, catalog):
     for model in [*catalog.llms, *catalog.diffusion]:
         for fmt in FORMATS:
             choose(page, model, fmt)
-            got = rows(page)
+            by_node = {r["node"]: r for r in rows(page)}
             want = expected(catalog, model, fmt, context_tokens)
-            assert [r["node"] for r in got] == [w[0] for w in want]
+            assert sorted(by_node) == sorted(w[0] for w in want)
+            got = [by_node[w[0]] for w in want]
             for r, (node, verdict, cards, tok, price) in zip(got, want, strict=True):
                 assert r["verdict"] == verdict, (model, fmt, node)
                 assert int(r["cards"]) == cards, (model, fmt, node)
@@ -119,7 +134,8 @@ def test_browser_formatting_equals_babels(browser, server):
         # sentences written by the worker), not a copy of what the build wrote.
         page.route("**/engine/answers/**", lambda route: route.abort())
         page.reload()
-        built = page.inner_html("table tbody")
+        built = row_markup(page)
+        built_card = page.inner_html("[data-answer]")
         wait_ready(page)
         # Through another model, a diffusion pipeline (other columns, other bars) and back: the
         # widget patches the table in place, and must end on the markup the build wrote.
@@ -128,10 +144,12 @@ def test_browser_formatting_equals_babels(browser, server):
         # Back to the question the build answered in this page.
         root = "[data-configurator]"
         choose(page, page.get_attribute(root, "data-default-model"), page.get_attribute(root, "data-default-format"))
-        drawn = page.inner_html("table tbody")
-        assert [line.strip() for line in drawn.split("\n") if line.strip()] == [
-            line.strip() for line in built.split("\n") if line.strip()
-        ]
+        assert row_markup(page) == built
+        # The card the widget patched reads as the one the build wrote (its announcement aside).
+        drawn_card = page.inner_html("[data-answer]")
+        assert (
+            drawn_card.split('<p class="md-visually-hidden"')[0] == built_card.split('<p class="md-visually-hidden"')[0]
+        )
         assert [e for e in errors if "Failed to load resource" not in e] == []  # but the refused answers
         assert (
             page.evaluate(
@@ -238,9 +256,17 @@ def test_csv_matches_the_table(browser, server):
 def test_sort_and_filter(browser, server):
     context, page, errors, _ = open_configurator(browser, server)
     wait_ready(page)
+    # By default: the nodes that fit first, each group by price; those that do not fit folded.
+    shown = dom_rows(page)
+    fits = [r for r in shown if r["verdict"] != "none"]
+    assert shown[: len(fits)] == fits
+    assert [float(r["price"]) for r in fits] == sorted(float(r["price"]) for r in fits)
+    assert all(r["hidden"] for r in shown[len(fits) :]) and not any(r["hidden"] for r in fits)
+    assert page.get_attribute("th[data-col=price_month]", "aria-sort") == "ascending"
     page.click("button[data-sort=price_month]")
-    prices = [float(r["price"]) for r in rows(page)]
-    assert prices == sorted(prices)
+    assert page.get_attribute("th[data-col=price_month]", "aria-sort") == "descending"
+    fits = [r for r in dom_rows(page) if r["verdict"] != "none"]
+    assert [float(r["price"]) for r in fits] == sorted((float(r["price"]) for r in fits), reverse=True)
     page.select_option("[data-filter=verdict]", "split")
     visible = page.eval_on_selector_all("tr[data-node]:not([hidden])", "trs => trs.map(t => t.dataset.verdict)")
     assert visible and set(visible) == {"split"}
