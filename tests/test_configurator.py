@@ -453,3 +453,138 @@ def test_configurator_page_asks_for_pyodide_once_its_table_is_painted(browser, s
     assert painted and origin + painted[0] <= first.timing["startTime"]
     assert page.locator("[data-configurator] tr[data-node]").count() > 0
     context.close()
+
+
+def card(page):
+    return page.eval_on_selector(
+        "[data-answer]",
+        "el => ({...el.dataset, busy: el.getAttribute('aria-busy'), tableBusy: document.querySelector('table').getAttribute('aria-busy'),"
+        " pending: el.querySelector('[data-slot=pending]').hidden ? null : el.querySelector('[data-slot=pending]').textContent,"
+        " node_text: el.querySelector('[data-slot=node]').textContent, price: el.querySelector('[data-slot=price]').textContent})",
+    )
+
+
+def fields(page):
+    return {name: page.input_value(f"[name={name}]") for name in ("model", "format", "context", "concurrency")}
+
+
+def answers_the_fields(page):
+    """No state shows an answer to another question: the card is busy, or names the fields' workload."""
+    c, f = card(page), fields(page)
+    if c["busy"] == "true":
+        return c["tableBusy"] == "true"
+    return (c["model"], c["format"], c["context"], c["concurrency"]) == (
+        f["model"],
+        f["format"],
+        f["context"],
+        f["concurrency"],
+    ) and c["tableBusy"] == "false"
+
+
+def cheapest_fitting(page):
+    fits = [r for r in rows(page) if r["verdict"] != "none"]
+    return min(fits, key=lambda r: float(r["price"]))["node"] if fits else ""
+
+
+def test_a_pending_or_invalid_answer_is_never_another_questions(browser, server, catalog):
+    # Defect 1: 8,192 tokens and 20 users typed before the engine is ready.
+    context, page, errors, _ = open_configurator(browser, server, "en")
+    release = hold_pyodide(page)
+    page.reload()
+    assert answers_the_fields(page)
+    assert card(page)["node"] == cheapest_fitting(page)
+    page.fill("input[name=context]", "8192")
+    page.fill("input[name=concurrency]", "20")
+    page.press("input[name=concurrency]", "Enter")
+    wait_until(lambda: card(page)["busy"] == "true", 5, "the card to say it is computing")
+    c = card(page)
+    assert c["tableBusy"] == "true" and c["state"] == "pending"
+    assert "8,192 tokens" in c["pending"] and "20 concurrent users" in c["pending"], c["pending"]
+    assert answers_the_fields(page)
+    release()
+    wait_ready(page)
+    wait_until(lambda: card(page)["context"] == "8192" and card(page)["busy"] == "false", 30, "the engine's answer")
+    assert answers_the_fields(page)
+    # The card names the cheapest node of the table that fits, by its cards and with its price.
+    c = card(page)
+    assert c["node"] == cheapest_fitting(page)
+    node = catalog.node(c["node"])
+    assert c["node_text"] == f"{node.count} × {catalog.gpus[node.gpu].name}"
+    assert f"${node.price_month_usd:,.0f}" in c["price"]
+    # A value the engine refuses: the message shows, and the old answer is marked as not this one.
+    page.fill("input[name=context]", "2000000")
+    page.press("input[name=context]", "Enter")
+    wait_until(lambda: card(page)["state"] == "invalid", 10, "the invalid state")
+    assert card(page)["busy"] == "true" and answers_the_fields(page)
+    # A value out of the field's own range never reaches the engine.
+    page.fill("input[name=context]", "0")
+    page.press("input[name=context]", "Enter")
+    wait_until(lambda: card(page)["state"] == "invalid", 10, "the invalid state")
+    assert answers_the_fields(page)
+    assert not errors, errors
+    context.close()
+
+
+def test_nothing_fits_offers_the_engines_changes(browser, server, catalog):
+    # Defect 5: DeepSeek V3 in BF16 fits nowhere; its native format does.
+    assert catalog.llms["deepseek-v3"].native_format == "fp8"
+    context, page, errors, _ = open_configurator(browser, server, "en", "?model=deepseek-v3&format=bf16")
+    wait_ready(page)
+    wait_until(lambda: card(page)["model"] == "deepseek-v3" and card(page)["busy"] == "false", 20, "DeepSeek's answer")
+    assert card(page)["node"] == ""
+    assert all(r["verdict"] == "none" for r in rows(page))
+    offered = page.eval_on_selector_all("[data-suggestion]", "bs => bs.map(b => ({...b.dataset, text: b.textContent}))")
+    assert any(s["format"] == "fp8" for s in offered), offered
+    fp8 = next(s for s in offered if s["format"] == "fp8")
+    page.click("[data-suggestion][data-format=fp8]")
+    wait_until(lambda: card(page)["format"] == "fp8" and card(page)["busy"] == "false", 20, "the FP8 answer")
+    assert page.input_value("[name=format]") == "fp8"
+    assert card(page)["node"] == fp8["node"] == cheapest_fitting(page)
+    assert answers_the_fields(page)
+    assert not errors, errors
+    context.close()
+
+
+def test_sorting_uses_raw_values_in_english_and_memory_sorts_by_gigabytes(browser, server):
+    # Defect 11: "110,853" before "5,176" when sorted as text.
+    context, page, errors, _ = open_configurator(browser, server, "en", "?model=llama-3.1-8b&format=fp8&concurrency=64")
+    wait_ready(page)
+    wait_until(lambda: card(page)["concurrency"] == "64" and card(page)["busy"] == "false", 30, "the answer")
+    page.click("button[data-sort=total]")
+    texts = page.eval_on_selector_all(
+        "tr[data-node]:not([hidden])",
+        "trs => trs.map(tr => tr.cells[[...tr.parentNode.parentNode.tHead.rows[0].cells].findIndex(th => th.dataset.col === 'total')].textContent)",
+    )
+    numbers = [float(t.replace(",", "")) for t in texts if t]
+    assert any(n >= 1000 for n in numbers), numbers  # separators are there to be misread
+    assert numbers == sorted(numbers)
+    page.click("button[data-sort=memory]")
+    used = [
+        float(r["memory"])
+        for r in page.eval_on_selector_all("tr[data-node]:not([hidden])", "trs => trs.map(t => t.dataset)")
+    ]
+    assert used == sorted(used)
+    assert not errors, errors
+    context.close()
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (390, 844)])
+def test_the_answer_is_on_screen_and_the_page_never_scrolls_sideways(browser, server, size):
+    # Defects 2 and 4: the node, its price and speed above the fold, at a desktop and a phone width.
+    for locale in ("fr", "en"):
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        page = context.new_page()
+        page.goto(
+            f"{server}/{locale}/{PAGE_PATHS['configurator'][locale]}?model=llama-3.3-70b&format=bf16&context=8192&concurrency=20"
+        )
+        wait_ready(page)
+        wait_until(
+            lambda page=page: card(page)["context"] == "8192" and card(page)["busy"] == "false", 30, "the answer"
+        )
+        page.locator("[data-answer]").scroll_into_view_if_needed()
+        for slot in ("node", "price", "per_user"):
+            box = page.locator(f"[data-answer] [data-slot={slot}]").bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= size[1], (slot, box)
+            assert box["x"] >= 0 and box["x"] + box["width"] <= size[0], (slot, box)
+        assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+        context.close()
