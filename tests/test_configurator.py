@@ -588,3 +588,31 @@ def test_the_answer_is_on_screen_and_the_page_never_scrolls_sideways(browser, se
             assert box["x"] >= 0 and box["x"] + box["width"] <= size[0], (slot, box)
         assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
         context.close()
+
+
+def test_messages_are_in_the_pages_language_and_own_model_help_is_neutral(browser, server):
+    # Defects 8 and 9: no red "missing: …" before anything is typed; French words on French pages.
+    context, page, errors, _ = open_configurator(browser, server, "fr")
+    wait_ready(page)
+    page.fill("input[name=context]", "2000000")
+    page.press("input[name=context]", "Enter")
+    wait_until(lambda: page.is_visible("[data-message]"), 20, "the engine's refusal")
+    message = page.text_content("[data-message]")
+    assert "dépasse" in message and "2\u202f000\u202f000" in message and "exceeds" not in message, message
+    assert page.text_content("[data-error-for=context]") == message
+    page.fill("input[name=context]", "4096")
+    page.select_option("select[name=model]", "custom")
+    wait_until(lambda: card(page)["state"] == "invalid", 10, "the help")
+    assert all(
+        not t.strip() for t in page.eval_on_selector_all("[data-error-for]", "els => els.map(e => e.textContent)")
+    )
+    assert "config.json" in card(page)["pending"]
+    # A dense model by its totals alone (Llama 3.1 8B, Meta's model card: 8.03 B, 32 layers, 8 KV heads of 128).
+    for name, value in (("total", "8,03"), ("layers", "32"), ("kv_heads", "8"), ("head_dim", "128")):
+        page.fill(f"input[name={name}]", value)
+    wait_until(lambda: card(page)["state"] == "answer" and card(page)["model"] == "custom", 20, "the custom answer")
+    read = page.text_content("[data-model-read]")
+    assert "8,03 milliards de paramètres (8,03 milliards actifs)" in read and "32 couches" in read, read
+    assert answers_the_fields(page)
+    assert not errors, errors
+    context.close()

@@ -107,7 +107,7 @@ def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) 
                 totals = {**totals, "active": totals["total"]}  # a dense model: every parameter is active
             missing = [k for k in fields if totals.get(k) in (None, "")]
             if missing:
-                raise EngineError(f"missing: {', '.join(missing)}")
+                raise EngineError(f"missing: {', '.join(missing)}", "missing_totals", fields=missing)
             model = from_totals(**{k: totals[k] for k in fields}, name=str(request.get("name") or "custom model"))
         elif isinstance(model_id, str) and model_id in catalog.llms:
             model = model_id

@@ -80,7 +80,7 @@ def answer_json(request_json, locale, number):
     try:
         out = {"ok": True, "result": _answer(_catalog, json.loads(request_json), locale, _number or number)}
     except EngineError as error:
-        out = {"ok": False, "error": str(error)}
+        out = {"ok": False, "error": str(error), "code": error.code, "params": error.params}
     return json.dumps(out, allow_nan=False)
 
 def check_json(kind, text, node, locale, number):
@@ -128,7 +128,7 @@ self.onmessage = async (event) => {
         message.type === "answer"
           ? answer(message.request, message.locale)
           : check(message.kind, message.text, message.node, message.locale);
-      post({ type: message.type, id: message.id, ok: out.ok, result: out.result, error: out.error });
+      post({ type: message.type, id: message.id, ok: out.ok, result: out.result, error: out.error, code: out.code, params: out.params });
     } catch (error) {
       // An unexpected failure: say so without a traceback.
       post({ type: message.type, id: message.id, ok: false, error: "internal", transient: true, detail: String(error).split("\n")[0].slice(0, 200) });

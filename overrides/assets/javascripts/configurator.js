@@ -8,6 +8,7 @@ import { afterPaint, askEngine, engineState, onEngineStatus, sharedRoot, startEn
 import { announcement, answerView, suggestionViews } from "./configurator/answer.js";
 import { toCsv, csvRow } from "./configurator/csv.js";
 import { escapeHtml, fill, formatters, users } from "./configurator/format.js";
+import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { compareRows, nextSort, sortValue } from "./configurator/sort.js";
 import { OPTIONS, URL_VERSION, decodeCustom, queryFor, sameWorkload, wholeIn } from "./configurator/state.js";
 import { COLUMNS, barHtml, barView, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
@@ -302,8 +303,8 @@ class Configurator {
     }
     if (generation !== this.generation || !out) return;
     if (!out.ok) {
-      const detail = out.error === "internal" ? this.t.status_error : out.error;
-      const field = /config|custom/i.test(detail) || request.config ? "config" : request.totals ? "totals" : null;
+      const detail = engineMessage(out, this.t, this.f);
+      const field = fieldFor(out, request);
       if (field) this.fieldError(field, detail);
       this.message(detail);
       this.setPending("invalid");
