@@ -74,8 +74,10 @@ class ConfiguratorHtml:
     def number(self, value: float) -> str:
         return self.fmt.number(value, 1)
 
-    def render(self, root: str, model: str, fmt: str, compact: bool = False) -> str:
+    def render(self, root: str, model: str, fmt: str, compact: bool = False, methodology: str = "") -> str:
+        """The widget; `methodology` is the address of the page its figures are explained on."""
         self._model = model
+        self._methodology = methodology
         result = answer(self.catalog, {"model": model, "format": fmt}, self.locale, self.number)
         a = self.catalog.assumptions
         attrs = {
@@ -153,7 +155,7 @@ class ConfiguratorHtml:
                 '<form class="configurator__form" data-form>',
                 f'<div class="configurator__field"><label for="cfg-model">{escape(t["model"])}</label>'
                 f'<select id="cfg-model" name="model"><optgroup label="{escape(t["llms"])}">{llms}</optgroup>'
-                f'<optgroup label="{escape(t["diffusion"])}">{diffusion}</optgroup>'
+                f'<optgroup label="{escape(t["diffusion"])}" data-kind="diffusion">{diffusion}</optgroup>'
                 f'<option value="custom">{escape(t["custom"])}</option></select></div>',
                 f'<div class="configurator__field"><label for="cfg-format">{escape(t["format"])}</label>'
                 f'<select id="cfg-format" name="format">{formats}</select></div>',
@@ -346,7 +348,12 @@ class ConfiguratorHtml:
             f'<li><span class="legend__swatch bar__{name}"></span>{escape(t["bar_" + name])}</li>'
             for name in ("weights", "kv", "reserve", "free")
         )
-        return f'<ul class="configurator__legend" aria-label="{escape(t["legend"])}"><li>{escape(t["legend"])}</li>{items}</ul>'
+        method = getattr(self, "_methodology", "")
+        link = f'<li><a href="{escape(method)}">{escape(t["method"])}</a></li>' if method else ""
+        return (
+            f'<ul class="configurator__legend" aria-label="{escape(t["legend"])}"><li>{escape(t["legend"])}</li>'
+            f"{items}{link}</ul>"
+        )
 
     def table_html(self, result: dict[str, Any]) -> str:
         t = self.t

@@ -616,3 +616,49 @@ def test_messages_are_in_the_pages_language_and_own_model_help_is_neutral(browse
     assert answers_the_fields(page)
     assert not errors, errors
     context.close()
+
+
+def test_keyboard_screen_reader_and_explanations(browser, server, catalog):
+    # Defects 6, 7 and 13: focus ring, sort direction shown, a live region, notices that go;
+    # columns explained with a legend and a link to the method; image models without LLM fields.
+    context, page, errors, _ = open_configurator(browser, server, "en")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    wait_ready(page)
+    page.focus("input[name=context]")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    outline = page.eval_on_selector("input[name=context]", "el => getComputedStyle(el).outlineStyle")
+    assert outline not in ("", "none"), outline
+    arrow = page.evaluate(
+        "getComputedStyle(document.querySelector('th[aria-sort=ascending] button'), '::after').content"
+    )
+    assert "▲" in arrow
+    page.fill("input[name=concurrency]", "8")
+    page.press("input[name=concurrency]", "Enter")
+    wait_until(lambda: card(page)["concurrency"] == "8" and card(page)["busy"] == "false", 20, "the answer")
+    live = page.eval_on_selector("[data-announce]", "el => [el.getAttribute('aria-live'), el.textContent]")
+    assert live[0] == "polite" and card(page)["node_text"] in live[1]
+    helps = page.eval_on_selector_all("th[title]", "ths => ths.map(th => th.dataset.col)")
+    assert {"per_user", "total", "per_mtok", "memory"} <= set(helps)
+    assert page.locator(".configurator__legend .legend__swatch").count() == 4
+    method = page.get_attribute(".configurator__legend a", "href")
+    assert method and method.rstrip("/").endswith("methodology")
+    page.click("[data-copy-link]")
+    wait_until(lambda: page.is_visible("[data-message]"), 5, "the notice")
+    assert page.get_attribute("[data-message]", "data-kind") == "notice"
+    wait_until(lambda: page.is_hidden("[data-message]"), 10, "the notice to go")
+    # The chart: the fitting nodes, at the content's width, the recommended one labelled.
+    wait_until(lambda: page.locator("[data-chart] svg").count() == 1, 10, "the chart")
+    chart_width = page.eval_on_selector("[data-chart] svg", "svg => svg.getBoundingClientRect().width")
+    assert chart_width >= 600
+    fits = [r for r in rows(page) if r["verdict"] != "none"]
+    assert page.locator("[data-chart] circle").count() == len(fits)
+    marked = page.get_attribute("[data-chart] circle.point--marked:last-of-type", "data-node")
+    assert marked in {r["node"] for r in fits}
+    assert page.locator(f'[data-chart] circle[data-node="{card(page)["node"]}"].point--marked').count() == 1
+    # An image model: no context, users, runtime or KV cache to choose.
+    page.select_option("select[name=model]", "sdxl")
+    wait_until(lambda: page.is_hidden("input[name=context]"), 10, "the LLM fields to go")
+    assert page.is_hidden("input[name=concurrency]") and page.is_hidden("select[name=kv_cache]")
+    assert not errors, errors
+    context.close()

@@ -9,6 +9,7 @@ import { announcement, answerView, suggestionViews } from "./configurator/answer
 import { toCsv, csvRow } from "./configurator/csv.js";
 import { escapeHtml, fill, formatters, users } from "./configurator/format.js";
 import { engineMessage, fieldFor } from "./configurator/messages.js";
+import { chartSvg } from "./configurator/chart.js";
 import { compareRows, nextSort, sortValue } from "./configurator/sort.js";
 import { OPTIONS, URL_VERSION, decodeCustom, queryFor, sameWorkload, wholeIn } from "./configurator/state.js";
 import { COLUMNS, barHtml, barView, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
@@ -230,6 +231,12 @@ class Configurator {
     }
     const model = this.form.model.value;
     this.custom.hidden = model !== "custom";
+    // An image or video model has no context, users, runtime or KV cache to choose.
+    const diffusion = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
+    for (const name of ["context", "concurrency", "runtime", "kv_cache"]) {
+      const field = this.form[name].closest(".configurator__field");
+      if (field.hidden !== diffusion) field.hidden = diffusion;
+    }
     this.fieldError("config", "");
     this.fieldError("totals", "");
     if (model === "custom") {
@@ -629,38 +636,25 @@ class Configurator {
     if (this.compact) return;
     // Drawn from the table's own data, so the build-time table gets its chart too.
     const kind = this.table.dataset.kind;
+    const names = new Map(Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.cells[0].querySelector(".node__name")?.textContent || tr.dataset.node]));
     const points = Array.from(this.tbody.rows)
-      .filter((tr) => tr.dataset.verdict !== "none" && tr.dataset.tokS !== "")
-      .map((tr) => ({ node: tr.dataset.node, x: Number(tr.dataset.tokS), y: Number(tr.dataset.priceMonth) }));
+      .filter((tr) => tr.dataset.verdict !== "none" && tr.dataset.tokS !== "" && tr.dataset.vPerMtok !== "")
+      .map((tr) => ({ node: tr.dataset.node, name: names.get(tr.dataset.node), x: Number(tr.dataset.tokS), y: Number(tr.dataset.vPerMtok) }));
     if (!points.length) {
       this.chart.hidden = true;
       return;
     }
-    const W = 640, H = 360, L = 80, B = 50, T = 20, R = 20;
-    const maxX = Math.max(...points.map((p) => p.x)) * 1.08 || 1;
-    const maxY = Math.max(...points.map((p) => p.y)) * 1.08 || 1;
-    const sx = (x) => L + (x / maxX) * (W - L - R);
-    const sy = (y) => H - B - (y / maxY) * (H - B - T);
-    const ticks = (max) => Array.from({ length: 5 }, (_, i) => (max * (i + 1)) / 5);
-    const xLabel = kind === "diffusion" ? this.t.chart_x_diffusion : this.t.chart_x;
-    const parts = [
-      `<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="cfg-chart-title"><title id="cfg-chart-title">${escapeHtml(this.t.chart_title)}</title>`,
-      `<line class="axis" x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}"></line><line class="axis" x1="${L}" y1="${T}" x2="${L}" y2="${H - B}"></line>`,
-    ];
-    for (const x of ticks(maxX)) {
-      parts.push(`<text class="tick" x="${sx(x)}" y="${H - B + 18}" text-anchor="middle">${escapeHtml(this.f.number(x, x < 10 ? 1 : 0))}</text>`);
-    }
-    for (const y of ticks(maxY)) {
-      parts.push(`<text class="tick" x="${L - 8}" y="${sy(y) + 4}" text-anchor="end">${escapeHtml(this.f.usd(y, false))}</text>`);
-    }
-    parts.push(`<text class="label" x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle">${escapeHtml(xLabel)}</text>`);
-    parts.push(`<text class="label" x="16" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(T + H - B) / 2})">${escapeHtml(this.t.chart_y)}</text>`);
-    for (const p of points) {
-      parts.push(`<circle cx="${sx(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="5"><title>${escapeHtml(p.node)}</title></circle>`);
-    }
-    parts.push("</svg>");
-    this.chart.innerHTML = parts.join("");
+    const highlight = {};
+    const summary = this.result ? this.result.summary : { recommended: this.card.dataset.node };
+    if (summary.fastest) highlight[summary.fastest] = this.t.alt_fastest;
+    if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t.alt_best_per_mtok;
+    if (summary.recommended) highlight[summary.recommended] = this.t.chart_recommended;
     this.chart.hidden = false;
+    const svg = chartSvg(points, { width: this.chart.clientWidth, t: this.t, f: this.f, diffusion: kind === "diffusion", highlight });
+    if (this._chart !== svg) {
+      this._chart = svg;
+      this.chart.innerHTML = svg;
+    }
   }
 
   // --- sharing ------------------------------------------------------------------------
