@@ -306,7 +306,7 @@ class ConfiguratorHtml:
         return (
             f"<section {attrs}>"
             f"{slot('question', 'p', 'answer__question')}"
-            '<p class="answer__pending" data-slot="pending" hidden></p>'
+            '<p class="answer__pending" data-slot="pending"></p>'
             f'<div class="answer__found" data-slot-group="found"{found_hidden}>'
             f'<p class="answer__title">{escape(t["answer_title"])}</p>'
             f'<p class="answer__node">{slot("node", "strong")} {slot("node_id", "code")}</p>'

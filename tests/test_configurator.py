@@ -459,7 +459,7 @@ def card(page):
     return page.eval_on_selector(
         "[data-answer]",
         "el => ({...el.dataset, busy: el.getAttribute('aria-busy'), tableBusy: document.querySelector('table').getAttribute('aria-busy'),"
-        " pending: el.querySelector('[data-slot=pending]').hidden ? null : el.querySelector('[data-slot=pending]').textContent,"
+        " pending: el.getAttribute('aria-busy') === 'true' ? el.querySelector('[data-slot=pending]').textContent : null,"
         " node_text: el.querySelector('[data-slot=node]').textContent, price: el.querySelector('[data-slot=price]').textContent})",
     )
 
@@ -661,4 +661,26 @@ def test_keyboard_screen_reader_and_explanations(browser, server, catalog):
     wait_until(lambda: page.is_hidden("input[name=context]"), 10, "the LLM fields to go")
     assert page.is_hidden("input[name=concurrency]") and page.is_hidden("select[name=kv_cache]")
     assert not errors, errors
+    context.close()
+
+
+def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser, server, catalog):
+    # Defect 12: no "engine is loading" without a script; controls that cannot work are disabled.
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server}/en/{PAGE_PATHS['configurator']['en']}")
+    status = page.text_content("[data-engine-status]")
+    assert "loading" not in status.lower(), status
+    assert "JavaScript" in page.text_content("noscript, .configurator__noscript")
+    assert page.locator("button[data-sort]").count() == page.locator("button[data-sort]:disabled").count() > 0
+    c = card(page)
+    assert (c["model"], c["context"], c["concurrency"]) == (
+        page.get_attribute("[data-configurator]", "data-default-model"),
+        str(catalog.assumptions.default_context),
+        str(catalog.assumptions.default_concurrency),
+    )
+    shown = dom_rows(page)
+    fits = [r for r in shown if r["verdict"] != "none"]
+    assert shown[: len(fits)] == fits and c["node"] == fits[0]["node"]
+    assert [float(r["price"]) for r in fits] == sorted(float(r["price"]) for r in fits)
     context.close()

@@ -335,9 +335,8 @@ class Configurator {
     } else if (this.form.model.value === "custom" && !this.hasCustomInput()) {
       text = this.t.custom_help;
     }
+    // Over the question's line (CSS): showing it moves nothing else on the page.
     setText(this.slots.pending, text);
-    this.slots.pending.hidden = false;
-    this.slots.question.hidden = true;
   }
 
   // What the engine read of the reader's own model, worded for the page.
@@ -406,8 +405,13 @@ class Configurator {
     const later = [];
     if (result.rows.length === rows.size && result.rows.every((r) => rows.has(r.node))) {
       const onScreen = this.onScreenPositions();
-      for (const [node, [r, i]] of byNode) this.patchData(rows.get(node), rowData(r, kind, i));
-      this.sortRows();
+      const datas = new Map();
+      for (const [node, [r, i]] of byNode) {
+        const data = rowData(r, kind, i);
+        datas.set(rows.get(node), data);
+        this.patchData(rows.get(node), data);
+      }
+      this.sortRows(datas);
       this.applyFilters();
       Array.from(this.tbody.rows).forEach((tr, position) => {
         const [r] = byNode.get(tr.dataset.node);
@@ -465,8 +469,6 @@ class Configurator {
       if (figure) setIfChanged(figure, "hidden", !text);
     }
     setText(this.slots.pending, "");
-    this.slots.pending.hidden = true;
-    this.slots.question.hidden = false;
     card.querySelector('[data-slot-group="found"]').hidden = !node;
     card.querySelector('[data-slot-group="none"]').hidden = Boolean(node);
     const suggestions = suggestionViews(result, { t: this.t, f: this.f, gpuNames: this.gpuNames, formatNames: this.formatNames });
@@ -590,16 +592,23 @@ class Configurator {
     this.flushRows();
   }
 
-  // Rows in the current order, on raw values; moved only when the order changed.
-  sortRows() {
+  // Rows in the current order, on raw values (`datas`: each row's data attributes as just
+  // written, else read from the row). Only the rows out of place are moved: a moved row is
+  // restyled whole.
+  sortRows(datas) {
     const { col, dir } = this.sort;
     const index = COLUMNS.indexOf(col);
+    const text = ["node", "verdict", "reason"].includes(col);
     const keyed = Array.from(this.tbody.rows, (tr) => {
-      const text = ["node", "verdict", "reason"].includes(col) ? tr.cells[index].textContent.trim() : undefined;
-      return { tr, verdict: tr.dataset.verdict, order: tr.dataset.order, value: sortValue({ ...tr.dataset, text }, col) };
+      const data = (datas && datas.get(tr)) || tr.dataset;
+      const value = text ? tr.cells[index].textContent.trim() : sortValue(data, col);
+      return { tr, verdict: data.verdict, order: data.order, value };
     });
     keyed.sort((a, b) => compareRows(a, b, dir, this.locale));
-    if (keyed.some((k, i) => this.tbody.rows[i] !== k.tr)) keyed.forEach((k) => this.tbody.appendChild(k.tr));
+    const current = this.tbody.rows;
+    keyed.forEach((k, i) => {
+      if (current[i] !== k.tr) this.tbody.insertBefore(k.tr, current[i]);
+    });
     this.showSortState();
   }
 

@@ -4,7 +4,6 @@
 // What a row sorts on for a column: a number, a text, or null (no value: last).
 export function sortValue(data, col) {
   if (col === "memory") return numberOrNull(data.memory);
-  if (col === "node" || col === "verdict" || col === "reason") return data.text ?? null;
   const key = "v" + col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
   return numberOrNull(data[key]);
 }
