@@ -52,6 +52,7 @@ test: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check
 	$(VENV)/bin/ruff check macros tests bench
 	$(VENV)/bin/ruff format --check macros tests bench
+	node --test tests/js/
 	$(PY) -m pytest
 
 lint: $(STAMP)

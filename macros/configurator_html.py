@@ -2,8 +2,8 @@
 
 Without JavaScript this is the whole configurator: the default workload's answer, computed by
 the engine at build time. The widget script (overrides/assets/javascripts/configurator.js)
-redraws the same table from the same engine running in Pyodide; `row_html` here and `rowHtml`
-there must produce the same markup.
+patches this markup with the answers of the same engine running in Pyodide: the card's slots
+and the rows' cells (`rowHtml` in configurator/table.js writes a whole row only when the nodes change).
 """
 
 from __future__ import annotations
@@ -18,21 +18,42 @@ from macros.i18n import WIDGET
 from macros.locale_format import Formatter
 from macros.pyodide_dist import pyodide_version
 
+# Ordered by what decides: the node, whether it fits, what it costs, how fast it answers.
 COLUMNS = (
     "node",
-    "gpu",
     "verdict",
-    "memory",
-    "per_user",
-    "total",
-    "ttft",
     "price_month",
     "per_mtok",
+    "per_user",
+    "ttft",
+    "memory",
+    "total",
     "best_per_mtok",
     "max_users",
     "reason",
 )
 NUMERIC = {"per_user", "total", "ttft", "price_month", "per_mtok", "best_per_mtok", "max_users"}
+# The raw value each column sorts on, as a data attribute of the row (empty: no value).
+SORT_KEYS = {
+    "price_month": "price_month_usd",
+    "per_mtok": "usd_per_million_output_tokens",
+    "per_user": "decode_tok_s_per_user",
+    "ttft": "ttft_s",
+    "total": "decode_tok_s_total",
+    "best_per_mtok": "best_usd_per_million_output_tokens",
+    "max_users": "max_concurrency",
+}
+SORT_KEYS_DIFFUSION = {
+    "price_month": "price_month_usd",
+    "per_mtok": "usd_per_reference_hour",
+    "per_user": "relative_speed",
+}
+HELP = ("per_user", "total", "ttft", "per_mtok", "best_per_mtok", "memory", "max_users")
+
+
+def sorted_rows(rows: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """(catalog order, row): the nodes that fit first, each group by monthly price (the widget's default sort)."""
+    return sorted(enumerate(rows), key=lambda p: (p[1]["verdict"] == "none", p[1]["price_month_usd"], p[0]))
 
 
 def _raw(value: Any) -> str:
@@ -54,7 +75,10 @@ class ConfiguratorHtml:
     def number(self, value: float) -> str:
         return self.fmt.number(value, 1)
 
-    def render(self, root: str, model: str, fmt: str, compact: bool = False) -> str:
+    def render(self, root: str, model: str, fmt: str, compact: bool = False, methodology: str = "") -> str:
+        """The widget; `methodology` is the address of the page its figures are explained on."""
+        self._model = model
+        self._methodology = methodology
         result = answer(self.catalog, {"model": model, "format": fmt}, self.locale, self.number)
         a = self.catalog.assumptions
         attrs = {
@@ -90,9 +114,12 @@ class ConfiguratorHtml:
             f'<p class="configurator__status" data-engine-status="static" role="status">{escape(self.t["status_static"])}</p>',
             '<p class="configurator__message" data-message role="alert" hidden></p>',
             '<p class="configurator__read" data-model-read hidden></p>',
-            f'<p class="configurator__summary" data-summary>{self.summary_html(result)}</p>',
+            self.answer_html(result, fmt),
+            f'<noscript><p class="configurator__noscript">{escape(self.t["noscript"].format(model=result["model_name"]))}</p></noscript>',
             self._controls(),
             self.table_html(result),
+            f'<p class="configurator__fold"><button type="button" class="md-button" data-show-none hidden>{escape(self.t["show_none"].format(n=0))}</button></p>',
+            self.legend_html(),
             '<figure class="configurator__chart" data-chart hidden></figure>',
         ]
         if not compact:
@@ -135,7 +162,7 @@ class ConfiguratorHtml:
                 '<form class="configurator__form" data-form>',
                 f'<div class="configurator__field"><label for="cfg-model">{escape(t["model"])}</label>'
                 f'<select id="cfg-model" name="model"><optgroup label="{escape(t["llms"])}">{llms}</optgroup>'
-                f'<optgroup label="{escape(t["diffusion"])}">{diffusion}</optgroup>'
+                f'<optgroup label="{escape(t["diffusion"])}" data-kind="diffusion">{diffusion}</optgroup>'
                 f'<option value="custom">{escape(t["custom"])}</option></select></div>',
                 f'<div class="configurator__field"><label for="cfg-format">{escape(t["format"])}</label>'
                 f'<select id="cfg-format" name="format">{formats}</select></div>',
@@ -180,19 +207,159 @@ class ConfiguratorHtml:
             "</div>"
         )
 
-    def summary_html(self, result: dict[str, Any]) -> str:
-        t = self.t
-        s = result["summary"]
+    def node_name(self, r: dict[str, Any]) -> str:
+        return self.t["node_name"].format(count=r["count"], gpu=self.catalog.gpus[r["gpu"]].name)
+
+    def users(self, n: int) -> str:
+        return self.t["users_one" if n == 1 else "users_many"].format(n=self.fmt.number(n, 0))
+
+    def answer_view(self, result: dict[str, Any], fmt: str) -> dict[str, str]:
+        """The result card's texts, by slot (empty: the slot's line is hidden). Mirrors answerView in
+        overrides/assets/javascripts/configurator/answer.js."""
+        t, f = self.t, self.fmt
         rows = {r["node"]: r for r in result["rows"]}
+        s = result["summary"]
+        diffusion = result["kind"] == "diffusion"
+        workload = result.get("workload") or {
+            "context": self.catalog.assumptions.default_context,
+            "concurrency": self.catalog.assumptions.default_concurrency,
+        }
+        fmt_name = self.catalog.formats[fmt].name
+        view = {
+            "question": t["answer_question"].format(
+                model=result["model_name"],
+                format=fmt_name,
+                context=f.number(workload["context"], 0),
+                users=self.users(workload["concurrency"]),
+            ),
+            "per_user_label": t["fig_per_user_diffusion" if diffusion else "fig_per_user"],
+            "per_mtok_label": t["fig_per_mtok_diffusion" if diffusion else "fig_per_mtok"],
+        }
+        best = rows.get(s["recommended"]) if s["recommended"] else None
 
-        def node(node_id: str | None) -> str:
-            if node_id is None:
-                return escape(t["no_node"])
-            return f"<code>{escape(node_id)}</code> ({escape(self.fmt.usd(rows[node_id]['price_month_usd']))}{escape(t['per_month'])})"
+        def speed(r: dict[str, Any]) -> str:
+            if diffusion:
+                return "" if r["relative_speed"] is None else f"×{f.number(r['relative_speed'], 2)}"
+            return t["tok_s"].format(value=f.number(r["decode_tok_s_per_user"], 1))
 
+        def per_unit(r: dict[str, Any]) -> str:
+            value = r["usd_per_reference_hour"] if diffusion else r["usd_per_million_output_tokens"]
+            return "" if value is None else f.usd(value, cents=True)
+
+        if best is None:
+            view["none_text"] = t["nothing_fits" if result.get("suggestions") else "nothing_at_all"].format(
+                model=result["model_name"], format=fmt_name
+            )
+            return view
+        view.update(
+            {
+                "node": self.node_name(best),
+                "node_id": best["node"],
+                "price": f.usd(best["price_month_usd"]) + t["per_month"],
+                "per_user": speed(best),
+                "ttft": "" if diffusion else t["seconds"].format(value=f.number(best["ttft_s"], 2)),
+                "per_mtok": per_unit(best),
+            }
+        )
+        for key in ("best_per_mtok", "fastest"):
+            alt = rows.get(s[key]) if s[key] else None
+            if alt is None or alt["node"] == best["node"]:
+                view["alt_" + key] = ""
+                continue
+            view["alt_" + key] = t["alt_text"].format(
+                node=self.node_name(alt),
+                price=f.usd(alt["price_month_usd"]),
+                extra=f.usd(alt["price_month_usd"] - best["price_month_usd"]),
+                per_mtok=per_unit(alt),
+                per_user=speed(alt),
+            )
+        return view
+
+    def answer_html(self, result: dict[str, Any], fmt_id: str) -> str:
+        """The result card: the build writes it whole; the widget patches its slots."""
+        t = self.t
+        view = self.answer_view(result, fmt_id)
+        workload = result.get("workload") or {
+            "context": self.catalog.assumptions.default_context,
+            "concurrency": self.catalog.assumptions.default_concurrency,
+        }
+        node = result["summary"]["recommended"] or ""
+
+        def slot(name: str, tag: str = "span", cls: str = "") -> str:
+            text = view.get(name, "")
+            c = f' class="{cls}"' if cls else ""
+            return f'<{tag}{c} data-slot="{name}">{escape(text)}</{tag}>'
+
+        def figure(name: str, label: str) -> str:
+            hidden = "" if view.get(name) else " hidden"
+            # Only the labels that change with the kind of model are slots.
+            dt = f' data-slot="{name}_label"' if f"{name}_label" in view else ""
+            return f'<div data-figure="{name}"{hidden}><dt{dt}>{escape(label)}</dt>{slot(name, "dd")}</div>'
+
+        def alt(key: str) -> str:
+            hidden = "" if view.get("alt_" + key) else " hidden"
+            return (
+                f'<li data-alt="{key}"{hidden}><span class="answer__badge">{escape(t["alt_" + key])}</span> '
+                f"{slot('alt_' + key)}</li>"
+            )
+
+        found_hidden = "" if node else " hidden"
+        none_hidden = " hidden" if node else ""
+        attrs = (
+            f'class="configurator__answer" data-answer data-state="answer" data-model="{escape(self._model)}" '
+            f'data-format="{escape(fmt_id)}" data-context="{workload["context"]}" '
+            f'data-concurrency="{workload["concurrency"]}" data-node="{escape(node)}" aria-busy="false"'
+        )
         return (
-            f"{escape(t['summary_single'])} {node(s['cheapest_single'])}. "
-            f"{escape(t['summary_any'])} {node(s['cheapest_any'])}."
+            f"<section {attrs}>"
+            f"{slot('question', 'p', 'answer__question')}"
+            '<p class="answer__pending" data-slot="pending"></p>'
+            f'<div class="answer__found" data-slot-group="found"{found_hidden}>'
+            f'<p class="answer__title">{escape(t["answer_title"])}</p>'
+            f'<p class="answer__node">{slot("node", "strong")} {slot("node_id", "code")}</p>'
+            '<dl class="answer__figures">'
+            f"{figure('price', t['fig_price'])}{figure('per_user', view['per_user_label'])}"
+            f"{figure('ttft', t['fig_ttft'])}{figure('per_mtok', view['per_mtok_label'])}"
+            "</dl>"
+            f'<ul class="answer__alts">{alt("best_per_mtok")}{alt("fastest")}</ul>'
+            "</div>"
+            f'<div class="answer__none" data-slot-group="none"{none_hidden}>{slot("none_text", "p")}'
+            f'<div class="answer__suggestions" data-suggestions>{self.suggestions_html(result)}</div></div>'
+            '<p class="md-visually-hidden" data-announce aria-live="polite"></p>'
+            "</section>"
+        )
+
+    def suggestions_html(self, result: dict[str, Any]) -> str:
+        t, f = self.t, self.fmt
+        out = []
+        for sug in result.get("suggestions") or []:
+            node = self.catalog.node(sug["node"])
+            name = t["node_name"].format(count=node.count, gpu=self.catalog.gpus[node.gpu].name)
+            price = f.usd(sug["price_month_usd"])
+            if sug["context"] is None:
+                text = t["suggest_format"].format(
+                    format=self.catalog.formats[sug["format"]].name, node=name, price=price
+                )
+            else:
+                text = t["suggest_context"].format(context=f.number(sug["context"], 0), node=name, price=price)
+            out.append(
+                f'<button type="button" class="md-button" data-suggestion data-format="{escape(sug["format"])}" '
+                f'data-context="{"" if sug["context"] is None else sug["context"]}" data-node="{escape(sug["node"])}">'
+                f"{escape(text)}</button>"
+            )
+        return "".join(out)
+
+    def legend_html(self) -> str:
+        t = self.t
+        items = "".join(
+            f'<li><span class="legend__swatch bar__{name}"></span>{escape(t["bar_" + name])}</li>'
+            for name in ("weights", "kv", "reserve", "free")
+        )
+        method = getattr(self, "_methodology", "")
+        link = f'<li><a href="{escape(method)}">{escape(t["method"])}</a></li>' if method else ""
+        return (
+            f'<ul class="configurator__legend" aria-label="{escape(t["legend"])}"><li>{escape(t["legend"])}</li>'
+            f"{items}{link}</ul>"
         )
 
     def table_html(self, result: dict[str, Any]) -> str:
@@ -204,67 +371,86 @@ class ConfiguratorHtml:
                 t[f"col_{col}_diffusion"] if kind == "diffusion" and f"col_{col}_diffusion" in t else t[f"col_{col}"]
             )
             cls = ' class="num"' if col in NUMERIC else ""
+            sort = ' aria-sort="ascending"' if col == "price_month" else ""
+            help_text = t.get(f"col_help_{col}") if col in HELP else None
+            title = f' title="{escape(help_text)}"' if help_text else ""
             heads.append(
-                f'<th scope="col"{cls} data-col="{col}"><button type="button" data-sort="{col}">{escape(label)}</button></th>'
+                f'<th scope="col"{cls} data-col="{col}"{sort}{title}><button type="button" data-sort="{col}" data-needs-js disabled>'
+                f"{escape(label)}</button></th>"
             )
-        body = "\n".join(self.row_html(r, kind) for r in result["rows"])
+        body = "\n".join(self.row_html(r, kind, i) for i, r in sorted_rows(result["rows"]))
         caption = escape(t["caption"].format(model=result["model_name"]))
         return (
             f'<div class="configurator__scroll" tabindex="0" role="region" aria-label="{caption}">'
-            f'<table class="configurator__table" data-kind="{kind}"><caption>{caption}</caption>'
+            f'<table class="configurator__table" data-kind="{kind}" aria-busy="false"><caption>{caption}</caption>'
             f"<thead><tr>{''.join(heads)}</tr></thead><tbody>\n{body}\n</tbody></table></div>"
         )
 
-    def row_html(self, r: dict[str, Any], kind: str) -> str:
+    def row_html(self, r: dict[str, Any], kind: str, order: int = 0) -> str:
         t, f = self.t, self.fmt
-        gpu = self.catalog.gpus[r["gpu"]]
         if kind == "diffusion":
             speed = r["relative_speed"]
-            numbers = [
-                "" if speed is None else f"×{f.number(speed, 2)}",
-                "" if r["usd_per_reference_hour"] is None else f.usd(r["usd_per_reference_hour"], cents=True),
-                "",
-                f.usd(r["price_month_usd"]),
-                "",
-                "",
-                "",
-            ]
+            numbers = {
+                "price_month": f.usd(r["price_month_usd"]),
+                "per_mtok": ""
+                if r["usd_per_reference_hour"] is None
+                else f.usd(r["usd_per_reference_hour"], cents=True),
+                "per_user": "" if speed is None else f"×{f.number(speed, 2)}",
+                "ttft": "",
+                "total": "",
+                "best_per_mtok": "",
+                "max_users": "",
+            }
             cards = 1 if r["verdict"] != "none" else 0
             verdict = t[r["verdict"]]
             raw_tok = r["relative_speed"]
+            keys = SORT_KEYS_DIFFUSION
         else:
             fits = r["verdict"] != "none"
             best = r["best_usd_per_million_output_tokens"]
-            numbers = [
-                f.number(r["decode_tok_s_per_user"], 1) if fits else "",
-                f.number(r["decode_tok_s_total"], 1) if fits else "",
-                f.number(r["ttft_s"], 2) if fits else "",
-                f.usd(r["price_month_usd"]),
-                f.usd(r["usd_per_million_output_tokens"], cents=True) if fits else "",
-                t["best_at"].format(price=f.usd(best, cents=True), users=f.number(r["best_concurrency"], 0))
+            numbers = {
+                "price_month": f.usd(r["price_month_usd"]),
+                "per_mtok": f.usd(r["usd_per_million_output_tokens"], cents=True) if fits else "",
+                "per_user": f.number(r["decode_tok_s_per_user"], 1) if fits else "",
+                "ttft": f.number(r["ttft_s"], 2) if fits else "",
+                "total": f.number(r["decode_tok_s_total"], 1) if fits else "",
+                "best_per_mtok": t["best_at"].format(
+                    price=f.usd(best, cents=True), users=f.number(r["best_concurrency"], 0)
+                )
                 if best is not None
                 else "",
-                f.number(r["max_concurrency"], 0) if fits else "",
-            ]
+                "max_users": f.number(r["max_concurrency"], 0) if fits else "",
+            }
             cards = r["cards_used"]
             verdict = t[r["verdict"]]
             if r["verdict"] == "split":
                 verdict += " · " + t["layout"].format(cards=cards, tp=r["tensor_parallel"], pp=r["pipeline_parallel"])
             raw_tok = r["decode_tok_s_per_user"]
-        cells = [
-            f"<td><code>{escape(r['node'])}</code></td>",
-            f"<td>{escape(gpu.name)}</td>",
-            f"<td>{escape(verdict)}</td>",
-            f"<td>{self.bar_html(r, kind)}</td>",
-            *(f'<td class="num">{escape(text)}</td>' for text in numbers),
-            f"<td>{escape(r['reason_text'])}</td>",
-        ]
+            keys = SORT_KEYS
+        cells = {
+            "node": f'<th scope="row"><span class="node__name">{escape(self.node_name(r))}</span> '
+            f"<code>{escape(r['node'])}</code></th>",
+            "verdict": f"<td>{escape(verdict)}</td>",
+            "memory": f"<td>{self.bar_html(r, kind)}</td>",
+            **{col: f'<td class="num">{escape(text)}</td>' for col, text in numbers.items()},
+            "reason": f"<td>{escape(r['reason_text'])}</td>",
+        }
+        sort_values = " ".join(
+            f'data-v-{col.replace("_", "-")}="{_raw(r.get(keys[col]) if col in keys else None)}"' for col in SORT_KEYS
+        )
         attrs = (
             f'data-node="{escape(r["node"])}" data-verdict="{r["verdict"]}" data-cards="{cards}" '
             f'data-tok-s="{_raw(raw_tok)}" data-price-month="{_raw(r["price_month_usd"])}" '
-            f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}" data-shown="{r["verdict"]}"'
+            f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}" data-shown="{r["verdict"]}" '
+            f'data-order="{order}" data-memory="{_raw(self.used_gb(r, kind))}" {sort_values}'
         )
-        return f"<tr {attrs}>{''.join(cells)}</tr>"
+        return f"<tr {attrs}>{''.join(cells[col] for col in COLUMNS)}</tr>"
+
+    @staticmethod
+    def used_gb(r: dict[str, Any], kind: str) -> float:
+        if kind == "diffusion":
+            return r["need_gb"]
+        return r["weights_gb"] + r["kv_gb"] + r["reserve_gb"]
 
     def bar_html(self, r: dict[str, Any], kind: str) -> str:
         t, f = self.t, self.fmt

@@ -236,7 +236,8 @@ class GuideMacros:
         from macros.configurator_html import ConfiguratorHtml
         from macros.html_blocks import register
 
-        return register(ConfiguratorHtml(self.catalog, self.locale).render(self._root(), model, fmt, compact))
+        method = self._root() + self.page_paths.get("methodology", {}).get(self.locale, "") if self.page_paths else ""
+        return register(ConfiguratorHtml(self.catalog, self.locale).render(self._root(), model, fmt, compact, method))
 
     def measure_widget(self, node: str = "8x-h100-sxm") -> str:
         """The "measure it yourself" checker (see macros/measure_html.py)."""

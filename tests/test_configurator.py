@@ -43,12 +43,26 @@ def wait_ready(page):
     assert page.get_attribute("[data-engine-status]", "data-engine-status") == "ready"
 
 
-def rows(page):
+def dom_rows(page):
+    """The rows as the table shows them, top to bottom (folded ones included)."""
     return page.eval_on_selector_all(
         "tr[data-node]",
         "trs => trs.map(tr => ({node: tr.dataset.node, verdict: tr.dataset.verdict, cards: tr.dataset.cards,"
-        " tok: tr.dataset.tokS, price: tr.dataset.priceMonth}))",
+        " tok: tr.dataset.tokS, price: tr.dataset.priceMonth, order: Number(tr.dataset.order), hidden: tr.hidden,"
+        " perMtok: tr.dataset.vPerMtok, total: tr.dataset.vTotal}))",
     )
+
+
+def rows(page):
+    """The rows in the engine's (the catalog's) order, whatever the table's sort."""
+    return [
+        {k: r[k] for k in ("node", "verdict", "cards", "tok", "price")}
+        for r in sorted(dom_rows(page), key=lambda r: r["order"])
+    ]
+
+
+def row_markup(page):
+    return page.eval_on_selector_all("tbody tr", "trs => trs.map(tr => tr.outerHTML)")
 
 
 def href(page):
@@ -96,9 +110,10 @@ def test_browser_answers_equal_the_build_engines(browser, server, catalog):
     for model in [*catalog.llms, *catalog.diffusion]:
         for fmt in FORMATS:
             choose(page, model, fmt)
-            got = rows(page)
+            by_node = {r["node"]: r for r in rows(page)}
             want = expected(catalog, model, fmt, context_tokens)
-            assert [r["node"] for r in got] == [w[0] for w in want]
+            assert sorted(by_node) == sorted(w[0] for w in want)
+            got = [by_node[w[0]] for w in want]
             for r, (node, verdict, cards, tok, price) in zip(got, want, strict=True):
                 assert r["verdict"] == verdict, (model, fmt, node)
                 assert int(r["cards"]) == cards, (model, fmt, node)
@@ -119,7 +134,8 @@ def test_browser_formatting_equals_babels(browser, server):
         # sentences written by the worker), not a copy of what the build wrote.
         page.route("**/engine/answers/**", lambda route: route.abort())
         page.reload()
-        built = page.inner_html("table tbody")
+        built = row_markup(page)
+        built_card = page.inner_html("[data-answer]")
         wait_ready(page)
         # Through another model, a diffusion pipeline (other columns, other bars) and back: the
         # widget patches the table in place, and must end on the markup the build wrote.
@@ -128,10 +144,12 @@ def test_browser_formatting_equals_babels(browser, server):
         # Back to the question the build answered in this page.
         root = "[data-configurator]"
         choose(page, page.get_attribute(root, "data-default-model"), page.get_attribute(root, "data-default-format"))
-        drawn = page.inner_html("table tbody")
-        assert [line.strip() for line in drawn.split("\n") if line.strip()] == [
-            line.strip() for line in built.split("\n") if line.strip()
-        ]
+        assert row_markup(page) == built
+        # The card the widget patched reads as the one the build wrote (its announcement aside).
+        drawn_card = page.inner_html("[data-answer]")
+        assert (
+            drawn_card.split('<p class="md-visually-hidden"')[0] == built_card.split('<p class="md-visually-hidden"')[0]
+        )
         assert [e for e in errors if "Failed to load resource" not in e] == []  # but the refused answers
         assert (
             page.evaluate(
@@ -238,9 +256,17 @@ def test_csv_matches_the_table(browser, server):
 def test_sort_and_filter(browser, server):
     context, page, errors, _ = open_configurator(browser, server)
     wait_ready(page)
+    # By default: the nodes that fit first, each group by price; those that do not fit folded.
+    shown = dom_rows(page)
+    fits = [r for r in shown if r["verdict"] != "none"]
+    assert shown[: len(fits)] == fits
+    assert [float(r["price"]) for r in fits] == sorted(float(r["price"]) for r in fits)
+    assert all(r["hidden"] for r in shown[len(fits) :]) and not any(r["hidden"] for r in fits)
+    assert page.get_attribute("th[data-col=price_month]", "aria-sort") == "ascending"
     page.click("button[data-sort=price_month]")
-    prices = [float(r["price"]) for r in rows(page)]
-    assert prices == sorted(prices)
+    assert page.get_attribute("th[data-col=price_month]", "aria-sort") == "descending"
+    fits = [r for r in dom_rows(page) if r["verdict"] != "none"]
+    assert [float(r["price"]) for r in fits] == sorted((float(r["price"]) for r in fits), reverse=True)
     page.select_option("[data-filter=verdict]", "split")
     visible = page.eval_on_selector_all("tr[data-node]:not([hidden])", "trs => trs.map(t => t.dataset.verdict)")
     assert visible and set(visible) == {"split"}
@@ -426,4 +452,235 @@ def test_configurator_page_asks_for_pyodide_once_its_table_is_painted(browser, s
     painted = page.evaluate("performance.getEntriesByName('first-contentful-paint').map((e) => e.startTime)")
     assert painted and origin + painted[0] <= first.timing["startTime"]
     assert page.locator("[data-configurator] tr[data-node]").count() > 0
+    context.close()
+
+
+def card(page):
+    return page.eval_on_selector(
+        "[data-answer]",
+        "el => ({...el.dataset, busy: el.getAttribute('aria-busy'), tableBusy: document.querySelector('table').getAttribute('aria-busy'),"
+        " pending: el.getAttribute('aria-busy') === 'true' ? el.querySelector('[data-slot=pending]').textContent : null,"
+        " node_text: el.querySelector('[data-slot=node]').textContent, price: el.querySelector('[data-slot=price]').textContent})",
+    )
+
+
+def fields(page):
+    return {name: page.input_value(f"[name={name}]") for name in ("model", "format", "context", "concurrency")}
+
+
+def answers_the_fields(page):
+    """No state shows an answer to another question: the card is busy, or names the fields' workload."""
+    c, f = card(page), fields(page)
+    if c["busy"] == "true":
+        return c["tableBusy"] == "true"
+    return (c["model"], c["format"], c["context"], c["concurrency"]) == (
+        f["model"],
+        f["format"],
+        f["context"],
+        f["concurrency"],
+    ) and c["tableBusy"] == "false"
+
+
+def cheapest_fitting(page):
+    fits = [r for r in rows(page) if r["verdict"] != "none"]
+    return min(fits, key=lambda r: float(r["price"]))["node"] if fits else ""
+
+
+def test_a_pending_or_invalid_answer_is_never_another_questions(browser, server, catalog):
+    # Defect 1: 8,192 tokens and 20 users typed before the engine is ready.
+    context, page, errors, _ = open_configurator(browser, server, "en")
+    release = hold_pyodide(page)
+    page.reload()
+    assert answers_the_fields(page)
+    assert card(page)["node"] == cheapest_fitting(page)
+    page.fill("input[name=context]", "8192")
+    page.fill("input[name=concurrency]", "20")
+    page.press("input[name=concurrency]", "Enter")
+    wait_until(lambda: card(page)["busy"] == "true", 5, "the card to say it is computing")
+    c = card(page)
+    assert c["tableBusy"] == "true" and c["state"] == "pending"
+    assert "8,192 tokens" in c["pending"] and "20 concurrent users" in c["pending"], c["pending"]
+    assert answers_the_fields(page)
+    release()
+    wait_ready(page)
+    wait_until(lambda: card(page)["context"] == "8192" and card(page)["busy"] == "false", 30, "the engine's answer")
+    assert answers_the_fields(page)
+    # The card names the cheapest node of the table that fits, by its cards and with its price.
+    c = card(page)
+    assert c["node"] == cheapest_fitting(page)
+    node = catalog.node(c["node"])
+    assert c["node_text"] == f"{node.count} × {catalog.gpus[node.gpu].name}"
+    assert f"${node.price_month_usd:,.0f}" in c["price"]
+    # A value the engine refuses: the message shows, and the old answer is marked as not this one.
+    page.fill("input[name=context]", "2000000")
+    page.press("input[name=context]", "Enter")
+    wait_until(lambda: card(page)["state"] == "invalid", 10, "the invalid state")
+    assert card(page)["busy"] == "true" and answers_the_fields(page)
+    # A value out of the field's own range never reaches the engine.
+    page.fill("input[name=context]", "0")
+    page.press("input[name=context]", "Enter")
+    wait_until(lambda: card(page)["state"] == "invalid", 10, "the invalid state")
+    assert answers_the_fields(page)
+    assert not errors, errors
+    context.close()
+
+
+def test_nothing_fits_offers_the_engines_changes(browser, server, catalog):
+    # Defect 5: DeepSeek V3 in BF16 fits nowhere; its native format does.
+    assert catalog.llms["deepseek-v3"].native_format == "fp8"
+    context, page, errors, _ = open_configurator(browser, server, "en", "?model=deepseek-v3&format=bf16")
+    wait_ready(page)
+    wait_until(lambda: card(page)["model"] == "deepseek-v3" and card(page)["busy"] == "false", 20, "DeepSeek's answer")
+    assert card(page)["node"] == ""
+    assert all(r["verdict"] == "none" for r in rows(page))
+    offered = page.eval_on_selector_all("[data-suggestion]", "bs => bs.map(b => ({...b.dataset, text: b.textContent}))")
+    assert any(s["format"] == "fp8" for s in offered), offered
+    fp8 = next(s for s in offered if s["format"] == "fp8")
+    page.click("[data-suggestion][data-format=fp8]")
+    wait_until(lambda: card(page)["format"] == "fp8" and card(page)["busy"] == "false", 20, "the FP8 answer")
+    assert page.input_value("[name=format]") == "fp8"
+    assert card(page)["node"] == fp8["node"] == cheapest_fitting(page)
+    assert answers_the_fields(page)
+    assert not errors, errors
+    context.close()
+
+
+def test_sorting_uses_raw_values_in_english_and_memory_sorts_by_gigabytes(browser, server):
+    # Defect 11: "110,853" before "5,176" when sorted as text.
+    context, page, errors, _ = open_configurator(browser, server, "en", "?model=llama-3.1-8b&format=fp8&concurrency=64")
+    wait_ready(page)
+    wait_until(lambda: card(page)["concurrency"] == "64" and card(page)["busy"] == "false", 30, "the answer")
+    page.click("button[data-sort=total]")
+    texts = page.eval_on_selector_all(
+        "tr[data-node]:not([hidden])",
+        "trs => trs.map(tr => tr.cells[[...tr.parentNode.parentNode.tHead.rows[0].cells].findIndex(th => th.dataset.col === 'total')].textContent)",
+    )
+    numbers = [float(t.replace(",", "")) for t in texts if t]
+    assert any(n >= 1000 for n in numbers), numbers  # separators are there to be misread
+    assert numbers == sorted(numbers)
+    page.click("button[data-sort=memory]")
+    used = [
+        float(r["memory"])
+        for r in page.eval_on_selector_all("tr[data-node]:not([hidden])", "trs => trs.map(t => t.dataset)")
+    ]
+    assert used == sorted(used)
+    assert not errors, errors
+    context.close()
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (390, 844)])
+def test_the_answer_is_on_screen_and_the_page_never_scrolls_sideways(browser, server, size):
+    # Defects 2 and 4: the node, its price and speed above the fold, at a desktop and a phone width.
+    for locale in ("fr", "en"):
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        page = context.new_page()
+        page.goto(
+            f"{server}/{locale}/{PAGE_PATHS['configurator'][locale]}?model=llama-3.3-70b&format=bf16&context=8192&concurrency=20"
+        )
+        wait_ready(page)
+        wait_until(
+            lambda page=page: card(page)["context"] == "8192" and card(page)["busy"] == "false", 30, "the answer"
+        )
+        page.locator("[data-answer]").scroll_into_view_if_needed()
+        for slot in ("node", "price", "per_user"):
+            box = page.locator(f"[data-answer] [data-slot={slot}]").bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= size[1], (slot, box)
+            assert box["x"] >= 0 and box["x"] + box["width"] <= size[0], (slot, box)
+        assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+        context.close()
+
+
+def test_messages_are_in_the_pages_language_and_own_model_help_is_neutral(browser, server):
+    # Defects 8 and 9: no red "missing: …" before anything is typed; French words on French pages.
+    context, page, errors, _ = open_configurator(browser, server, "fr")
+    wait_ready(page)
+    page.fill("input[name=context]", "2000000")
+    page.press("input[name=context]", "Enter")
+    wait_until(lambda: page.is_visible("[data-message]"), 20, "the engine's refusal")
+    message = page.text_content("[data-message]")
+    assert "dépasse" in message and "2\u202f000\u202f000" in message and "exceeds" not in message, message
+    assert page.text_content("[data-error-for=context]") == message
+    page.fill("input[name=context]", "4096")
+    page.select_option("select[name=model]", "custom")
+    wait_until(lambda: card(page)["state"] == "invalid", 10, "the help")
+    assert all(
+        not t.strip() for t in page.eval_on_selector_all("[data-error-for]", "els => els.map(e => e.textContent)")
+    )
+    assert "config.json" in card(page)["pending"]
+    # A dense model by its totals alone (Llama 3.1 8B, Meta's model card: 8.03 B, 32 layers, 8 KV heads of 128).
+    for name, value in (("total", "8,03"), ("layers", "32"), ("kv_heads", "8"), ("head_dim", "128")):
+        page.fill(f"input[name={name}]", value)
+    wait_until(lambda: card(page)["state"] == "answer" and card(page)["model"] == "custom", 20, "the custom answer")
+    read = page.text_content("[data-model-read]")
+    assert "8,03 milliards de paramètres (8,03 milliards actifs)" in read and "32 couches" in read, read
+    assert answers_the_fields(page)
+    assert not errors, errors
+    context.close()
+
+
+def test_keyboard_screen_reader_and_explanations(browser, server, catalog):
+    # Defects 6, 7 and 13: focus ring, sort direction shown, a live region, notices that go;
+    # columns explained with a legend and a link to the method; image models without LLM fields.
+    context, page, errors, _ = open_configurator(browser, server, "en")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    wait_ready(page)
+    page.focus("input[name=context]")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    outline = page.eval_on_selector("input[name=context]", "el => getComputedStyle(el).outlineStyle")
+    assert outline not in ("", "none"), outline
+    arrow = page.evaluate(
+        "getComputedStyle(document.querySelector('th[aria-sort=ascending] button'), '::after').content"
+    )
+    assert "▲" in arrow
+    page.fill("input[name=concurrency]", "8")
+    page.press("input[name=concurrency]", "Enter")
+    wait_until(lambda: card(page)["concurrency"] == "8" and card(page)["busy"] == "false", 20, "the answer")
+    live = page.eval_on_selector("[data-announce]", "el => [el.getAttribute('aria-live'), el.textContent]")
+    assert live[0] == "polite" and card(page)["node_text"] in live[1]
+    helps = page.eval_on_selector_all("th[title]", "ths => ths.map(th => th.dataset.col)")
+    assert {"per_user", "total", "per_mtok", "memory"} <= set(helps)
+    assert page.locator(".configurator__legend .legend__swatch").count() == 4
+    method = page.get_attribute(".configurator__legend a", "href")
+    assert method and method.rstrip("/").endswith("methodology")
+    page.click("[data-copy-link]")
+    wait_until(lambda: page.is_visible("[data-message]"), 5, "the notice")
+    assert page.get_attribute("[data-message]", "data-kind") == "notice"
+    wait_until(lambda: page.is_hidden("[data-message]"), 10, "the notice to go")
+    # The chart: the fitting nodes, at the content's width, the recommended one labelled.
+    wait_until(lambda: page.locator("[data-chart] svg").count() == 1, 10, "the chart")
+    chart_width = page.eval_on_selector("[data-chart] svg", "svg => svg.getBoundingClientRect().width")
+    assert chart_width >= 600
+    fits = [r for r in rows(page) if r["verdict"] != "none"]
+    assert page.locator("[data-chart] circle").count() == len(fits)
+    marked = page.get_attribute("[data-chart] circle.point--marked:last-of-type", "data-node")
+    assert marked in {r["node"] for r in fits}
+    assert page.locator(f'[data-chart] circle[data-node="{card(page)["node"]}"].point--marked').count() == 1
+    # An image model: no context, users, runtime or KV cache to choose.
+    page.select_option("select[name=model]", "sdxl")
+    wait_until(lambda: page.is_hidden("input[name=context]"), 10, "the LLM fields to go")
+    assert page.is_hidden("input[name=concurrency]") and page.is_hidden("select[name=kv_cache]")
+    assert not errors, errors
+    context.close()
+
+
+def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser, server, catalog):
+    # Defect 12: no "engine is loading" without a script; controls that cannot work are disabled.
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server}/en/{PAGE_PATHS['configurator']['en']}")
+    status = page.text_content("[data-engine-status]")
+    assert "loading" not in status.lower(), status
+    assert "JavaScript" in page.text_content("noscript, .configurator__noscript")
+    assert page.locator("button[data-sort]").count() == page.locator("button[data-sort]:disabled").count() > 0
+    c = card(page)
+    assert (c["model"], c["context"], c["concurrency"]) == (
+        page.get_attribute("[data-configurator]", "data-default-model"),
+        str(catalog.assumptions.default_context),
+        str(catalog.assumptions.default_concurrency),
+    )
+    shown = dom_rows(page)
+    fits = [r for r in shown if r["verdict"] != "none"]
+    assert shown[: len(fits)] == fits and c["node"] == fits[0]["node"]
+    assert [float(r["price"]) for r in fits] == sorted(float(r["price"]) for r in fits)
     context.close()

@@ -110,8 +110,12 @@ def answer(
     return with_reason_text(raw_answer(catalog, request), locale, number)
 
 
-def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
-    """`answer` without the reason sentences: the same for every locale."""
+def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) -> dict[str, Any]:
+    """`answer` without the reason sentences: the same for every locale.
+
+    When no node holds the model, `suggestions` lists the changes the engine found that do
+    (another format, a shorter context), each with the node it leads to.
+    """
     if not isinstance(request, dict):
         raise EngineError("the request must be an object")
     fmt = _id(request, "format")
@@ -138,9 +142,11 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
             if not isinstance(totals, dict):
                 raise EngineError("totals must be an object")
             fields = ("total", "active", "layers", "kv_heads", "head_dim")
+            if totals.get("active") in (None, "") and totals.get("total") not in (None, ""):
+                totals = {**totals, "active": totals["total"]}  # a dense model: every parameter is active
             missing = [k for k in fields if totals.get(k) in (None, "")]
             if missing:
-                raise EngineError(f"missing: {', '.join(missing)}")
+                raise EngineError(f"missing: {', '.join(missing)}", "missing_totals", fields=missing)
             model = from_totals(**{k: totals[k] for k in fields}, name=_id(request, "name") or "custom model")
         elif isinstance(model_id, str) and model_id in catalog.llms:
             model = model_id
@@ -157,9 +163,58 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
             read = model_read(work.model)
     results = [{**row, "link_class": link_class(catalog, node)} for row, node in zip(rows, catalog.nodes, strict=True)]
     out = {"version": SCHEMA_VERSION, "kind": kind, "model_name": name, "rows": results, "summary": summary(results)}
+    if kind == "llm":
+        out["workload"] = {"context": work.context, "concurrency": work.concurrency}
     if read is not None:
         out["model_read"] = read
+    if suggest and out["summary"]["recommended"] is None:
+        out["suggestions"] = suggestions(catalog, request, kind, work.context if kind == "llm" else None)
     return out
+
+
+SHORTEST_SUGGESTED_CONTEXT = 1024
+
+
+def suggestions(catalog: Catalog, request: dict[str, Any], kind: str, context: int | None) -> list[dict[str, Any]]:
+    """Changes that make the request fit somewhere: each other format, then a shorter context.
+
+    Each is {format, context, node, price_month_usd}: the field values it sets (context None:
+    unchanged) and the cheapest node it leads to.
+    """
+    found: list[dict[str, Any]] = []
+    diffusion = kind == "diffusion"
+    for fmt in catalog.formats.values():
+        if fmt.id == request.get("format") or (diffusion and not fmt.diffusion):
+            continue
+        try:
+            other = raw_answer(catalog, {**request, "format": fmt.id}, suggest=False)
+        except EngineError:
+            continue
+        node = other["summary"]["recommended"]
+        if node is not None:
+            row = next(r for r in other["rows"] if r["node"] == node)
+            found.append({"format": fmt.id, "context": None, "node": node, "price_month_usd": row["price_month_usd"]})
+    if context is not None:
+        shorter = context // 2
+        while shorter >= SHORTEST_SUGGESTED_CONTEXT:
+            try:
+                other = raw_answer(catalog, {**request, "context": shorter}, suggest=False)
+            except EngineError:
+                break
+            node = other["summary"]["recommended"]
+            if node is not None:
+                row = next(r for r in other["rows"] if r["node"] == node)
+                found.append(
+                    {
+                        "format": request.get("format"),
+                        "context": shorter,
+                        "node": node,
+                        "price_month_usd": row["price_month_usd"],
+                    }
+                )
+                break
+            shorter //= 2
+    return sorted(found, key=lambda s: s["price_month_usd"])
 
 
 def model_read(model: Any) -> dict[str, Any]:
@@ -186,15 +241,41 @@ def _reason_text(row: dict[str, Any], locale: str, number: Callable[[float], str
     return " ".join(render(Reason(r["code"], r["params"]), locale, number) for r in reasons)
 
 
-def summary(rows: list[dict[str, Any]]) -> dict[str, str | None]:
-    """The cheapest node that holds the model on one card, and the cheapest that holds it at all."""
+def _speed(row: dict[str, Any]) -> float:
+    value = row.get("decode_tok_s_per_user", row.get("relative_speed"))
+    return value if value is not None else 0.0
+
+
+def _per_unit(row: dict[str, Any]) -> float | None:
+    """What one unit of work costs: a million output tokens, or an hour of reference work."""
+    return (
+        row["usd_per_million_output_tokens"]
+        if "usd_per_million_output_tokens" in row
+        else row.get("usd_per_reference_hour")
+    )
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The node ids that answer the question (None when nothing fits).
+
+    recommended: the cheapest node that holds the workload (the faster on equal price);
+    cheapest_single: the cheapest on one card; cheapest_any: the same as recommended;
+    best_per_mtok: the lowest price per million output tokens (per reference hour for image
+    models) at the reader's concurrency; fastest: the highest per-user speed; fits: how many hold it.
+    """
+    fits = [r for r in rows if r["verdict"] != "none"]
 
     def cheapest(candidates: list[dict[str, Any]]) -> str | None:
-        return min(candidates, key=lambda r: r["price_month_usd"])["node"] if candidates else None
+        return min(candidates, key=lambda r: (r["price_month_usd"], -_speed(r)))["node"] if candidates else None
 
+    priced = [r for r in fits if _per_unit(r) is not None]
     return {
+        "recommended": cheapest(fits),
         "cheapest_single": cheapest([r for r in rows if r["verdict"] == "single"]),
-        "cheapest_any": cheapest([r for r in rows if r["verdict"] != "none"]),
+        "cheapest_any": cheapest(fits),
+        "best_per_mtok": min(priced, key=lambda r: (_per_unit(r), r["price_month_usd"]))["node"] if priced else None,
+        "fastest": max(fits, key=lambda r: (_speed(r), -r["price_month_usd"]))["node"] if fits else None,
+        "fits": len(fits),
     }
 
 

@@ -52,5 +52,6 @@ def _reply(work: Callable[[], Any]) -> str:
     try:
         out = {"ok": True, "result": work()}
     except EngineError as error:
-        out = {"ok": False, "error": str(error)}
+        # The code and its parameters let the page say it in its own language.
+        out = {"ok": False, "error": str(error), "code": error.code, "params": error.params}
     return json.dumps(out, allow_nan=False)

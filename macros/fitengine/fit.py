@@ -58,11 +58,19 @@ class Workload:
             raise EngineError(f"context must be a whole number of tokens of at least 1, got {self.context!r}")
         if self.context > self.model.max_context:
             raise EngineError(
-                f"context {self.context} exceeds {self.model.name}'s maximum of {self.model.max_context} tokens"
+                f"context {self.context} exceeds {self.model.name}'s maximum of {self.model.max_context} tokens",
+                "context_too_long",
+                context=self.context,
+                maximum=self.model.max_context,
+                model=self.model.name,
             )
         c = self.concurrency
         if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_CONCURRENCY:
-            raise EngineError(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}, got {c!r}")
+            raise EngineError(
+                f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}, got {c!r}",
+                "concurrency_range",
+                maximum=MAX_CONCURRENCY,
+            )
         for name in ("input_tokens", "output_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOKENS:
@@ -73,7 +81,11 @@ class Workload:
         if self.input_tokens + self.output_tokens - 1 > self.context:
             raise EngineError(
                 f"a request of {self.input_tokens} input and {self.output_tokens} output tokens does not fit "
-                f"a context of {self.context} tokens"
+                f"a context of {self.context} tokens",
+                "request_exceeds_context",
+                input=self.input_tokens,
+                output=self.output_tokens,
+                context=self.context,
             )
         u = self.memory_utilization
         if u is not None and (isinstance(u, bool) or not isinstance(u, int | float) or not 0.05 <= u <= 1):

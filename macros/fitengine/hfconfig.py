@@ -47,16 +47,22 @@ def _whole(
 ) -> int:
     if key not in cfg or cfg[key] is None:
         if default is None:
-            raise EngineError(f"config.json has no {key!r}: it is needed to size the model")
+            raise EngineError(f"config.json has no {key!r}: it is needed to size the model", "config_missing", key=key)
         return default
     value = cfg[key]
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise EngineError(f"config.json {key!r} must be a whole number, got {shown(value)}")
+        raise EngineError(f"config.json {key!r} must be a whole number, got {shown(value)}", "config_not_whole", key=key)
     ceiling = LIMITS.get(limit or key, 10**12)
     if not minimum <= value <= ceiling:
-        raise EngineError(f"config.json {key!r} must be from {minimum} to {ceiling}, got {shown(value)}")
+        raise EngineError(
+            f"config.json {key!r} must be from {minimum} to {ceiling}, got {shown(value)}",
+            "config_range",
+            key=key,
+            minimum=minimum,
+            maximum=ceiling,
+        )
     return value
 
 
@@ -245,7 +251,9 @@ def from_hf_config(cfg: Any, name: str | None = None) -> Llm:
     architecture and what cannot be sized.
     """
     if not isinstance(cfg, dict):
-        raise EngineError("config.json must be a JSON object (the contents of the file, between braces)")
+        raise EngineError(
+            "config.json must be a JSON object (the contents of the file, between braces)", "config_not_object"
+        )
     left_out: tuple[str, ...] = ()
     if isinstance(cfg.get("text_config"), dict):
         if isinstance(cfg.get("vision_config"), dict):
@@ -338,13 +346,15 @@ def from_totals(
     }
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise EngineError(f"{key} must be a positive number, got {shown(value)}")
+            raise EngineError(f"{key} must be a positive number, got {shown(value)}", "totals_positive", key=key)
         if isinstance(value, float) and not math.isfinite(value):
-            raise EngineError(f"{key} must be a positive number, got {shown(value)}")
+            raise EngineError(f"{key} must be a positive number, got {shown(value)}", "totals_positive", key=key)
     if total > MAX_PARAMS:
         raise EngineError(f"total must be at most {MAX_PARAMS:,} parameters, got {shown(total)}")
     if active > total:
-        raise EngineError(f"active parameters ({shown(active)}) cannot exceed the total ({shown(total)})")
+        raise EngineError(
+            f"active parameters ({shown(active)}) cannot exceed the total ({shown(total)})", "active_exceeds_total"
+        )
     for key in ("layers", "kv_heads", "head_dim", "max_context"):
         value = values[key]
         if value != int(value):

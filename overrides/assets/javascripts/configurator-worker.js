@@ -113,7 +113,7 @@ self.onmessage = async (event) => {
         message.type === "answer"
           ? answer(message.request, message.locale)
           : check(message.kind, message.text, message.node, message.locale);
-      post({ type: message.type, id: message.id, ok: out.ok, result: out.result, error: out.error });
+      post({ type: message.type, id: message.id, ok: out.ok, result: out.result, error: out.error, code: out.code, params: out.params });
     } catch (error) {
       // An unexpected failure: say so without a traceback.
       post({ type: message.type, id: message.id, ok: false, error: "internal", transient: true, detail: String(error).split("\n")[0].slice(0, 200) });

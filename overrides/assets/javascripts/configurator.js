@@ -1,23 +1,30 @@
-// The configurator widget: reads the form, asks the engine, draws the table, the summary and
-// the chart, keeps the state in the URL. It holds no engine logic: every figure and every
-// reason comes from the engine (Pyodide worker, or answers the build computed with it).
-// Markup must match macros/configurator_html.py (rowHtml / row_html).
-
-const COLUMNS = ["node", "gpu", "verdict", "memory", "per_user", "total", "ttft", "price_month", "per_mtok", "best_per_mtok", "max_users", "reason"];
-const URL_VERSION = "1";
-const LIMITS = { context: [1, 10000000], concurrency: [1, 4096] };
-// Choices that change the engine's question beside the model and the workload (absent: the default).
-const OPTIONS = ["runtime", "kv_cache"];
-
-const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+// The configurator widget: reads the form, asks the engine, patches the result card and the
+// table the build wrote, draws the chart, keeps the state in the URL. It holds no engine logic:
+// every figure and every reason comes from the engine (Pyodide worker, or answers the build
+// computed with it). The pure parts live in ./configurator/ (formatting, state and URL, the
+// card's and the rows' texts, sorting, CSV), each with its tests under tests/js/.
 
 import { afterPaint, askEngine, engineState, fetchTrusted, onEngineStatus, startEngine } from "./engine-client.js";
-import { customProblem, fill } from "./input-bounds.js";
+import { customProblem } from "./input-bounds.js";
+import { announcement, answerView, suggestionViews } from "./configurator/answer.js";
+import { toCsv, csvRow } from "./configurator/csv.js";
+import { escapeHtml, fill, formatters, users } from "./configurator/format.js";
+import { engineMessage, fieldFor } from "./configurator/messages.js";
+import { chartSvg } from "./configurator/chart.js";
+import { compareRows, nextSort, sortValue } from "./configurator/sort.js";
+import { OPTIONS, URL_VERSION, decodeCustom, queryFor, sameWorkload, wholeIn } from "./configurator/state.js";
+import { COLUMNS, barHtml, barView, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
+
+const DEFAULT_SORT = { col: "price_month", dir: 1 };
+const NOTICE_MS = 4000;
 
 // Writing a DOM property restyles even when the value is the same: write only what changed.
 function setIfChanged(target, key, value) {
   if (target[key] !== value) target[key] = value;
+}
+
+function setAttr(element, name, value) {
+  if (element.getAttribute(name) !== value) element.setAttribute(name, value);
 }
 
 // A new text node must be styled; changing the data of the one already there need not be.
@@ -28,30 +35,6 @@ function setText(element, text) {
   } else if (element.textContent !== text) {
     element.textContent = text;
   }
-}
-
-function formatters(locale) {
-  const number = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  const usd = (digits) =>
-    new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: digits, maximumFractionDigits: digits });
-  const n0 = number(0), n1 = number(1), n2 = number(2), usd0 = usd(0), usd2 = usd(2);
-  return {
-    number: (value, digits) => ({ 0: n0, 1: n1, 2: n2 })[digits].format(value),
-    usd: (value, cents) => (cents ? usd2 : usd0).format(value),
-  };
-}
-
-// Base64url of UTF-8 JSON, for custom models in shared links.
-function encodeCustom(value) {
-  const bytes = new TextEncoder().encode(JSON.stringify(value));
-  let binary = "";
-  bytes.forEach((b) => (binary += String.fromCharCode(b)));
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function decodeCustom(text) {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
 }
 
 class Configurator {
@@ -73,8 +56,13 @@ class Configurator {
     this.customChars = Number(root.dataset.customChars) || 100000;
     this.customDepth = Number(root.dataset.customDepth) || 32;
     this.customLink = Number(root.dataset.customLink) || 32000;
+    this.card = root.querySelector("[data-answer]");
+    this.slots = Object.fromEntries(Array.from(this.card.querySelectorAll("[data-slot]"), (el) => [el.dataset.slot, el]));
+    this.foldButton = root.querySelector("[data-show-none]");
+    this.showNone = false;
+    this.formatNames = Object.fromEntries(Array.from(this.form.format.options, (o) => [o.value, o.textContent]));
     this.result = null;
-    this.sort = null;
+    this.sort = DEFAULT_SORT;
     this.answers = new Map(); // format -> promise of the build's answers for every model
     this.loadedAnswers = new Map(); // format -> those answers, once downloaded
     this.generation = 0;
@@ -82,6 +70,8 @@ class Configurator {
     this.pendingRows = [];
     this.rowsFromDom();
     root.querySelector("[data-controls]").hidden = false;
+    // Controls that need this script are disabled in the build's HTML; they work from here on.
+    root.querySelectorAll("[data-needs-js]").forEach((el) => (el.disabled = false));
     this.bind();
     this.drawChart();
     onEngineStatus((message) => this.onStatus(message));
@@ -144,6 +134,19 @@ class Configurator {
     this.root.querySelectorAll("[data-sort]").forEach((button) => button.addEventListener("click", () => this.sortBy(button.dataset.sort)));
     this.root.querySelector("[data-copy-link]").addEventListener("click", () => this.copyLink());
     this.root.querySelector("[data-csv]").addEventListener("click", () => this.downloadCsv());
+    this.foldButton.addEventListener("click", () => {
+      this.showNone = !this.showNone;
+      this.applyFilters();
+    });
+    // One click on an offered change sets its fields and asks again.
+    this.card.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-suggestion]");
+      if (!button) return;
+      this.form.format.value = button.dataset.format;
+      if (button.dataset.context) this.form.context.value = button.dataset.context;
+      change();
+      this.form.format.focus();
+    });
   }
 
   // --- state --------------------------------------------------------------------------
@@ -199,15 +202,7 @@ class Configurator {
 
   writeUrl(request) {
     if (this.compact) return;
-    const params = new URLSearchParams({ v: URL_VERSION, model: request.model || "custom", format: request.format });
-    if (request.context !== undefined) params.set("context", request.context);
-    if (request.concurrency !== undefined) params.set("concurrency", request.concurrency);
-    for (const name of OPTIONS) if (request[name]) params.set(name, request[name]);
-    if (request.config || request.totals) {
-      const custom = encodeCustom(request.config ? { config: request.config } : { totals: request.totals });
-      if (custom.length <= this.customLink) params.set("custom", custom); // longer, no link could carry it
-    }
-    history.replaceState(null, "", `${location.pathname}?${params}`);
+    history.replaceState(null, "", `${location.pathname}?${queryFor(request, this.customLink)}`);
   }
 
   fieldError(name, text) {
@@ -217,9 +212,13 @@ class Configurator {
     if (field && field.setAttribute) field.setAttribute("aria-invalid", text ? "true" : "false");
   }
 
-  message(text) {
+  // An error stays until the next answer; a notice ("Link copied.") looks like one and goes away.
+  message(text, kind = "error") {
+    clearTimeout(this.noticeTimer);
     this.messageEl.hidden = !text;
+    this.messageEl.dataset.kind = kind;
     this.messageEl.textContent = text || "";
+    if (text && kind === "notice") this.noticeTimer = setTimeout(() => this.message(""), NOTICE_MS);
   }
 
   // The request the form describes, or null with the messages shown beside the fields.
@@ -227,10 +226,10 @@ class Configurator {
     let ok = true;
     const request = { format: this.form.format.value };
     for (const name of ["context", "concurrency"]) {
-      const raw = this.form[name].value.trim();
-      const [min, max] = LIMITS[name];
-      const value = Number(raw);
-      if (!/^\d+$/.test(raw) || value < min || value > max) {
+      const input = this.form[name];
+      const min = Number(input.min), max = Number(input.max); // the form's own limits
+      const value = wholeIn(input.value, min, max);
+      if (value === null) {
         this.fieldError(name, this.t.out_of_range.replace("{min}", this.f.number(min, 0)).replace("{max}", this.f.number(max, 0)));
         ok = false;
       } else {
@@ -244,11 +243,19 @@ class Configurator {
     }
     const model = this.form.model.value;
     this.custom.hidden = model !== "custom";
+    // An image or video model has no context, users, runtime or KV cache to choose.
+    const diffusion = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
+    for (const name of ["context", "concurrency", "runtime", "kv_cache"]) {
+      const field = this.form[name].closest(".configurator__field");
+      if (field.hidden !== diffusion) field.hidden = diffusion;
+    }
     this.fieldError("config", "");
     this.fieldError("totals", "");
     if (model === "custom") {
       const text = this.form.config.value.trim();
-      if (text.length > this.customChars) {
+      if (!this.hasCustomInput()) {
+        ok = false; // nothing typed yet: help, not an error
+      } else if (text.length > this.customChars) {
         // Refused before it is parsed, sent or put in the address bar.
         const number = (n) => this.f.number(n, 0);
         this.fieldError("config", fill(this.t.custom_too_big, { size: number(text.length), max: number(this.customChars) }));
@@ -284,6 +291,10 @@ class Configurator {
     return ok ? request : null;
   }
 
+  hasCustomInput() {
+    return ["config", "total", "active", "layers", "kv_heads", "head_dim"].some((key) => this.form[key].value.trim() !== "");
+  }
+
   isDefaultWorkload(request) {
     return (
       request.model &&
@@ -297,7 +308,10 @@ class Configurator {
     performance.mark("configurator-change");
     const generation = ++this.generation;
     const request = this.request();
-    if (!request) return;
+    if (!request) {
+      this.setPending("invalid");
+      return;
+    }
     let out = null;
     const kept = this.isDefaultWorkload(request) ? this.keptAnswer(request.model, request.format) : null;
     if (kept) {
@@ -307,28 +321,48 @@ class Configurator {
       this.waiting = false;
     } else if (engineState() === "ready") {
       this.waiting = false;
+      this.setPending("pending", request);
       out = await askEngine(request, this.locale);
     } else if (this.isDefaultWorkload(request)) {
+      this.setPending("pending", request);
       const built = await this.builtAnswer(request.model, request.format);
       out = built ? { ok: true, result: built } : null;
       this.waiting = !out; // the build's answer is the engine's: no need to ask again when ready
     } else {
       this.waiting = true;
+      this.setPending("pending", request);
       if (engineState() === "error") this.message(this.t.status_error);
       return;
     }
     if (generation !== this.generation || !out) return;
     if (!out.ok) {
-      const detail = out.error === "internal" ? this.t.status_error : out.error;
-      const field = /config|custom/i.test(detail) || request.config ? "config" : request.totals ? "totals" : null;
+      const detail = engineMessage(out, this.t, this.f);
+      const field = fieldFor(out, request);
       if (field) this.fieldError(field, detail);
       this.message(detail);
+      this.setPending("invalid");
       return;
     }
     this.message((this.urlNotes || []).join(" "));
     this.showModelRead(out.result.model_read);
-    this.show(out.result);
+    this.show(out.result, request);
     afterPaint(() => generation === this.generation && this.writeUrl(request)); // the address bar can wait for the table
+  }
+
+  // The card and the table say that they do not answer the fields yet: dimmed (after a short
+  // delay, in CSS, so a quick answer does not flash), aria-busy, and what is being computed.
+  setPending(state, request) {
+    setIfChanged(this.card.dataset, "state", state);
+    setAttr(this.card, "aria-busy", "true");
+    setAttr(this.table, "aria-busy", "true");
+    let text = this.t.invalid;
+    if (state === "pending") {
+      text = fill(this.t.pending, { context: this.f.number(request.context, 0), users: users(this.t, this.f, request.concurrency) });
+    } else if (this.form.model.value === "custom" && !this.hasCustomInput()) {
+      text = this.t.custom_help;
+    }
+    // Over the question's line (CSS): showing it moves nothing else on the page.
+    setText(this.slots.pending, text);
   }
 
   // What the engine read of the reader's own model, worded for the page.
@@ -374,7 +408,7 @@ class Configurator {
 
   // --- drawing ------------------------------------------------------------------------
 
-  show(result) {
+  show(result, request) {
     this.result = result;
     const kind = result.kind;
     setIfChanged(this.table.dataset, "kind", kind);
@@ -388,36 +422,106 @@ class Configurator {
       if (button.textContent !== this.t[key]) button.textContent = this.t[key];
     });
     // The same nodes come back: patch the cells that changed rather than parse a new table, so
-    // the browser restyles and repaints only what moved. Rows on screen are patched before the
-    // frame; the others right after it, before the reader can scroll to them. Their data
-    // attributes (what sorting, filters and the chart read) are all set now.
+    // the browser restyles and repaints only what moved. Every row's data attributes (what
+    // sorting, filters and the chart read) are set now; the rows are then sorted, and the cells
+    // of the rows on screen are patched before the frame, the others right after it.
     const rows = this.rowsByNode();
+    const byNode = new Map(result.rows.map((r, i) => [r.node, [r, i]]));
     const later = [];
     if (result.rows.length === rows.size && result.rows.every((r) => rows.has(r.node))) {
-      const deferring = this.visibleRows !== null && !this.sort;
-      for (const r of result.rows) {
-        const tr = rows.get(r.node);
-        this.patchData(tr, this.rowData(r, kind));
-        if (deferring && !this.visibleRows.has(tr)) later.push([tr, r]);
-        else this.patchCells(tr, r, kind);
+      const onScreen = this.onScreenPositions();
+      const datas = new Map();
+      for (const [node, [r, i]] of byNode) {
+        const data = rowData(r, kind, i);
+        datas.set(rows.get(node), data);
+        this.patchData(rows.get(node), data);
       }
+      this.sortRows(datas);
+      this.applyFilters();
+      Array.from(this.tbody.rows).forEach((tr, position) => {
+        const [r] = byNode.get(tr.dataset.node);
+        if (onScreen && (tr.hidden || position < onScreen[0] || position > onScreen[1])) later.push([tr, r]);
+        else this.patchCells(tr, r, kind);
+      });
     } else {
-      this.tbody.innerHTML = result.rows.map((r) => this.rowHtml(r, kind)).join("\n");
+      this.tbody.innerHTML = result.rows.map((r, i) => rowHtml(r, kind, i, this.t, this.f, this.gpuNames)).join("\n");
       this.watchRows();
+      this.sortRows();
+      this.applyFilters();
     }
     this.pendingRows = later;
-    const summary = this.summaryHtml(result);
-    if (this._summary !== summary) {
-      this.root.querySelector("[data-summary]").innerHTML = summary;
-      this._summary = summary;
-    }
-    if (this.sort) this.sortBy(this.sort.col, true);
-    this.applyFilters();
+    this.showAnswer(result, request);
     afterPaint(() => {
       performance.mark("configurator-painted");
       if (this.pendingRows === later) this.flushRows();
       this.drawChart(); // below the table: drawn once the table is on screen
     });
+  }
+
+  // The positions (first, last) of the rows on screen, with a margin; null until the browser has said.
+  onScreenPositions() {
+    if (this.visibleRows === null) return null;
+    const positions = Array.from(this.tbody.rows).flatMap((tr, i) => (this.visibleRows.has(tr) ? [i] : []));
+    if (!positions.length) return [0, -1];
+    return [Math.max(0, positions[0] - 3), positions[positions.length - 1] + 3];
+  }
+
+  // The card names the workload it answers and patches its slots (the build wrote its markup).
+  showAnswer(result, request) {
+    const view = answerView(result, {
+      t: this.t,
+      f: this.f,
+      gpuNames: this.gpuNames,
+      formatName: this.formatNames[request.format] || request.format,
+      workload: { context: request.context, concurrency: request.concurrency },
+    });
+    const node = result.summary.recommended || "";
+    const card = this.card;
+    const data = {
+      model: request.model || "custom",
+      format: request.format,
+      context: String(request.context),
+      concurrency: String(request.concurrency),
+      node,
+      state: "answer",
+    };
+    for (const [key, value] of Object.entries(data)) setIfChanged(card.dataset, key, value);
+    for (const [name, el] of Object.entries(this.slots)) {
+      if (name === "pending") continue;
+      const text = view[name] || "";
+      setText(el, text);
+      const figure = name.endsWith("_label") ? null : el.closest("[data-figure], [data-alt]");
+      if (figure) setIfChanged(figure, "hidden", !text);
+    }
+    setText(this.slots.pending, "");
+    card.querySelector('[data-slot-group="found"]').hidden = !node;
+    card.querySelector('[data-slot-group="none"]').hidden = Boolean(node);
+    const suggestions = suggestionViews(result, { t: this.t, f: this.f, gpuNames: this.gpuNames, formatNames: this.formatNames });
+    const key = JSON.stringify(suggestions);
+    if (this._suggestions !== key) {
+      this._suggestions = key;
+      const box = card.querySelector("[data-suggestions]");
+      box.replaceChildren(
+        ...suggestions.map((s) => {
+          const button = document.createElement("button");
+          button.type = "button";
+          button.className = "md-button";
+          button.dataset.suggestion = "";
+          button.dataset.format = s.format;
+          button.dataset.context = s.context;
+          button.dataset.node = s.node;
+          button.textContent = s.text;
+          return button;
+        }),
+      );
+    }
+    setAttr(card, "aria-busy", "false");
+    setAttr(this.table, "aria-busy", "false");
+    const said = announcement(view, this.t);
+    if (this._announced !== said) {
+      this._announced = said;
+      setText(card.querySelector("[data-announce]"), said);
+    }
   }
 
   rowsByNode() {
@@ -445,85 +549,6 @@ class Configurator {
     for (const tr of this.tbody.rows) this.observer.observe(tr);
   }
 
-  summaryHtml(result) {
-    const rows = Object.fromEntries(result.rows.map((r) => [r.node, r]));
-    const node = (id) =>
-      id == null || id === undefined
-        ? escapeHtml(this.t.no_node)
-        : `<code>${escapeHtml(id)}</code> (${escapeHtml(this.f.usd(rows[id].price_month_usd, false))}${escapeHtml(this.t.per_month)})`;
-    return `${escapeHtml(this.t.summary_single)} ${node(result.summary.cheapest_single)}. ${escapeHtml(this.t.summary_any)} ${node(result.summary.cheapest_any)}.`;
-  }
-
-  // What a row carries for sorting, filtering and the chart.
-  rowData(r, kind) {
-    const raw = (v) => (v == null || v === undefined ? "" : String(v));
-    const diffusion = kind === "diffusion";
-    return {
-      node: r.node,
-      verdict: r.verdict,
-      cards: String(diffusion ? (r.verdict !== "none" ? 1 : 0) : r.cards_used),
-      tokS: raw(diffusion ? r.relative_speed : r.decode_tok_s_per_user),
-      priceMonth: raw(r.price_month_usd),
-      gpu: r.gpu,
-      link: r.link_class,
-    };
-  }
-
-  // What a row shows: the texts of cells 2 and 4 to 10 (the node and GPU cells never change
-  // for a node; cell 3 is the bar), as the first render and the patch both write them.
-  rowTexts(r, kind) {
-    const t = this.t, f = this.f;
-    let verdict = t[r.verdict];
-    if (kind === "diffusion") {
-      return [
-        verdict,
-        r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`,
-        r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, true),
-        "",
-        f.usd(r.price_month_usd, false),
-        "",
-        "",
-        "",
-        r.reason_text,
-      ];
-    }
-    if (r.verdict === "split") {
-      verdict += " · " + t.layout.replace("{cards}", r.cards_used).replace("{tp}", r.tensor_parallel).replace("{pp}", r.pipeline_parallel);
-    }
-    const fits = r.verdict !== "none";
-    const best = r.best_usd_per_million_output_tokens;
-    return [
-      verdict,
-      fits ? f.number(r.decode_tok_s_per_user, 1) : "",
-      fits ? f.number(r.decode_tok_s_total, 1) : "",
-      fits ? f.number(r.ttft_s, 2) : "",
-      f.usd(r.price_month_usd, false),
-      fits ? f.usd(r.usd_per_million_output_tokens, true) : "",
-      best == null ? "" : t.best_at.replace("{price}", () => f.usd(best, true)).replace("{users}", () => f.number(r.best_concurrency, 0)),
-      fits ? f.number(r.max_concurrency, 0) : "",
-      r.reason_text,
-    ];
-  }
-
-  rowHtml(r, kind) {
-    const [verdict, ...numbers] = this.rowTexts(r, kind);
-    const reason = numbers.pop();
-    const cells = [
-      `<td><code>${escapeHtml(r.node)}</code></td>`,
-      `<td>${escapeHtml(this.gpuNames[r.gpu] || r.gpu)}</td>`,
-      `<td>${escapeHtml(verdict)}</td>`,
-      `<td>${this.barHtml(this.barView(r, kind))}</td>`,
-      ...numbers.map((text) => `<td class="num">${escapeHtml(text)}</td>`),
-      `<td>${escapeHtml(reason)}</td>`,
-    ];
-    const d = this.rowData(r, kind);
-    const attrs =
-      `data-node="${escapeHtml(d.node)}" data-verdict="${escapeHtml(d.verdict)}" data-cards="${d.cards}" ` +
-      `data-tok-s="${d.tokS}" data-price-month="${d.priceMonth}" ` +
-      `data-gpu="${escapeHtml(d.gpu)}" data-link="${escapeHtml(d.link)}" data-shown="${escapeHtml(d.verdict)}"`;
-    return `<tr ${attrs}>${cells.join("")}</tr>`;
-  }
-
   flushRows() {
     const kind = this.table.dataset.kind;
     for (const [tr, r] of this.pendingRows) this.patchCells(tr, r, kind);
@@ -539,45 +564,18 @@ class Configurator {
     // look follows, so a row off screen is restyled when its cells are, after the frame.
     setIfChanged(tr.dataset, "shown", r.verdict);
     const cells = tr.cells;
-    this.rowTexts(r, kind).forEach((text, i) => setText(cells[i === 0 ? 2 : i + 3], text));
-    this.patchBar(cells[3], this.barView(r, kind));
-  }
-
-  barView(r, kind) {
-    const t = this.t, f = this.f;
-    const capacity = r.capacity_gb;
-    const parts = kind === "diffusion" ? [["weights", r.need_gb]] : [["weights", r.weights_gb], ["kv", r.kv_gb], ["reserve", r.reserve_gb]];
-    const used = parts.reduce((sum, [, v]) => sum + v, 0);
-    const scale = Math.max(capacity, used);
-    parts.push(["free", Math.max(capacity - used, 0)]);
-    let x = 0;
-    const rects = [];
-    for (const [name, value] of parts) {
-      const width = (100 * value) / scale;
-      rects.push({ name, x: x.toFixed(2), width: width.toFixed(2) }); // empty parts too: a patch then only moves them
-      x += width;
-    }
-    return {
-      rects,
-      label: parts.map(([name, value]) => `${t["bar_" + name]} ${f.number(value, 1)} GB`).join(" · "),
-      text: `${f.number(used, 1)} / ${f.number(capacity, 1)} GB`,
-    };
-  }
-
-  barHtml(bar) {
-    const rects = bar.rects.map((p) => `<rect class="bar__${p.name}" x="${p.x}" width="${p.width}" height="10"></rect>`).join("");
-    return (
-      `<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label="${escapeHtml(bar.label)}">` +
-      `<title>${escapeHtml(bar.label)}</title>${rects}</svg>` +
-      `<span class="bar__text">${escapeHtml(bar.text)}</span>`
-    );
+    const texts = rowTexts(r, kind, this.t, this.f);
+    COLUMNS.forEach((col, i) => {
+      if (col === "memory") this.patchBar(cells[i], barView(r, kind, this.t, this.f));
+      else if (col !== "node") setText(cells[i], texts[col]);
+    });
   }
 
   patchBar(cell, bar) {
     const svg = cell.querySelector("svg");
     const span = cell.querySelector(".bar__text");
     if (!svg || !span) {
-      cell.innerHTML = this.barHtml(bar);
+      cell.innerHTML = barHtml(bar);
       return;
     }
     if (svg.getAttribute("aria-label") !== bar.label) {
@@ -588,7 +586,7 @@ class Configurator {
     const rects = svg.querySelectorAll("rect");
     if (rects.length !== bar.rects.length || bar.rects.some((p, i) => rects[i].getAttribute("class") !== `bar__${p.name}`)) {
       rects.forEach((rect) => rect.remove());
-      svg.insertAdjacentHTML("beforeend", bar.rects.map((p) => `<rect class="bar__${p.name}" x="${p.x}" width="${p.width}" height="10"></rect>`).join(""));
+      svg.insertAdjacentHTML("beforeend", rectsHtml(bar));
       return;
     }
     bar.rects.forEach((p, i) => {
@@ -605,90 +603,92 @@ class Configurator {
   }
 
   rowsFromDom() {
-    // The build-time rows already carry everything sorting and filtering need.
-    this.table.querySelectorAll("th[data-col]").forEach((th) => th.setAttribute("aria-sort", "none"));
+    // The build-time rows already carry everything sorting and filtering need, in the default order.
+    this.showSortState();
     this.watchRows();
+    this.applyFilters();
   }
 
-  sortBy(col, keep) {
-    this.flushRows(); // sorting reads the cells
+  sortBy(col) {
+    this.sort = nextSort(this.sort, col);
+    if (["node", "verdict", "reason"].includes(col)) this.flushRows(); // text columns read the cells
+    this.sortRows();
+    this.applyFilters();
+    this.flushRows();
+  }
+
+  // Rows in the current order, on raw values (`datas`: each row's data attributes as just
+  // written, else read from the row). Only the rows out of place are moved: a moved row is
+  // restyled whole.
+  sortRows(datas) {
+    const { col, dir } = this.sort;
     const index = COLUMNS.indexOf(col);
-    if (!keep) this.sort = this.sort && this.sort.col === col ? { col, dir: -this.sort.dir } : { col, dir: 1 };
-    const { dir } = this.sort;
-    const rows = Array.from(this.tbody.rows);
-    const key = (tr) => {
-      if (col === "per_user") return tr.dataset.tokS === "" ? null : Number(tr.dataset.tokS);
-      if (col === "price_month") return Number(tr.dataset.priceMonth);
-      if (col === "memory") return Number(tr.dataset.cards);
-      const text = tr.cells[index].textContent.trim();
-      if (tr.cells[index].classList.contains("num")) {
-        const number = Number(text.replace(/[^\d,.-]/g, "").replace(/[\s\u202f\u00a0]/g, "").replace(this.locale === "fr" ? "," : /(?!)/, "."));
-        return text === "" ? null : number;
-      }
-      return text;
-    };
-    rows.sort((a, b) => {
-      const ka = key(a), kb = key(b);
-      if (ka == null && kb == null) return 0;
-      if (ka == null) return 1;
-      if (kb == null) return -1;
-      return (typeof ka === "number" ? ka - kb : String(ka).localeCompare(String(kb), this.locale)) * dir;
+    const text = ["node", "verdict", "reason"].includes(col);
+    const keyed = Array.from(this.tbody.rows, (tr) => {
+      const data = (datas && datas.get(tr)) || tr.dataset;
+      const value = text ? tr.cells[index].textContent.trim() : sortValue(data, col);
+      return { tr, verdict: data.verdict, order: data.order, value };
     });
-    if (rows.some((tr, i) => this.tbody.rows[i] !== tr)) rows.forEach((tr) => this.tbody.appendChild(tr));
+    keyed.sort((a, b) => compareRows(a, b, dir, this.locale));
+    const current = this.tbody.rows;
+    keyed.forEach((k, i) => {
+      if (current[i] !== k.tr) this.tbody.insertBefore(k.tr, current[i]);
+    });
+    this.showSortState();
+  }
+
+  showSortState() {
+    const { col, dir } = this.sort;
     this.table.querySelectorAll("th[data-col]").forEach((th) => {
-      th.setAttribute("aria-sort", th.dataset.col === col ? (dir > 0 ? "ascending" : "descending") : "none");
+      setAttr(th, "aria-sort", th.dataset.col === col ? (dir > 0 ? "ascending" : "descending") : "none");
     });
   }
 
   applyFilters() {
     const filters = {};
     this.root.querySelectorAll("[data-filter]").forEach((select) => (filters[select.dataset.filter] = select.value));
+    const folding = !this.showNone && filters.verdict !== "none";
+    let folded = 0;
     Array.from(this.tbody.rows).forEach((tr) => {
-      const hidden = Boolean(
+      const filtered = Boolean(
         (filters.verdict && tr.dataset.verdict !== filters.verdict) ||
           (filters.gpu && tr.dataset.gpu !== filters.gpu) ||
           (filters.link && tr.dataset.link !== filters.link),
       );
+      const fold = !filtered && tr.dataset.verdict === "none";
+      if (fold) folded += 1;
+      const hidden = filtered || (folding && fold);
       if (tr.hidden !== hidden) tr.hidden = hidden;
     });
+    const button = this.foldButton;
+    setIfChanged(button, "hidden", folded === 0 || filters.verdict === "none");
+    setText(button, this.showNone ? this.t.hide_none : fill(this.t.show_none, { n: this.f.number(folded, 0) }));
+    setAttr(button, "aria-expanded", String(this.showNone));
   }
 
   drawChart() {
     if (this.compact) return;
     // Drawn from the table's own data, so the build-time table gets its chart too.
     const kind = this.table.dataset.kind;
+    const names = new Map(Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.cells[0].querySelector(".node__name")?.textContent || tr.dataset.node]));
     const points = Array.from(this.tbody.rows)
-      .filter((tr) => tr.dataset.verdict !== "none" && tr.dataset.tokS !== "")
-      .map((tr) => ({ node: tr.dataset.node, x: Number(tr.dataset.tokS), y: Number(tr.dataset.priceMonth) }));
+      .filter((tr) => tr.dataset.verdict !== "none" && tr.dataset.tokS !== "" && tr.dataset.vPerMtok !== "")
+      .map((tr) => ({ node: tr.dataset.node, name: names.get(tr.dataset.node), x: Number(tr.dataset.tokS), y: Number(tr.dataset.vPerMtok) }));
     if (!points.length) {
       this.chart.hidden = true;
       return;
     }
-    const W = 640, H = 360, L = 80, B = 50, T = 20, R = 20;
-    const maxX = Math.max(...points.map((p) => p.x)) * 1.08 || 1;
-    const maxY = Math.max(...points.map((p) => p.y)) * 1.08 || 1;
-    const sx = (x) => L + (x / maxX) * (W - L - R);
-    const sy = (y) => H - B - (y / maxY) * (H - B - T);
-    const ticks = (max) => Array.from({ length: 5 }, (_, i) => (max * (i + 1)) / 5);
-    const xLabel = kind === "diffusion" ? this.t.chart_x_diffusion : this.t.chart_x;
-    const parts = [
-      `<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="cfg-chart-title"><title id="cfg-chart-title">${escapeHtml(this.t.chart_title)}</title>`,
-      `<line class="axis" x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}"></line><line class="axis" x1="${L}" y1="${T}" x2="${L}" y2="${H - B}"></line>`,
-    ];
-    for (const x of ticks(maxX)) {
-      parts.push(`<text class="tick" x="${sx(x)}" y="${H - B + 18}" text-anchor="middle">${escapeHtml(this.f.number(x, x < 10 ? 1 : 0))}</text>`);
-    }
-    for (const y of ticks(maxY)) {
-      parts.push(`<text class="tick" x="${L - 8}" y="${sy(y) + 4}" text-anchor="end">${escapeHtml(this.f.usd(y, false))}</text>`);
-    }
-    parts.push(`<text class="label" x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle">${escapeHtml(xLabel)}</text>`);
-    parts.push(`<text class="label" x="16" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(T + H - B) / 2})">${escapeHtml(this.t.chart_y)}</text>`);
-    for (const p of points) {
-      parts.push(`<circle cx="${sx(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="5"><title>${escapeHtml(p.node)}</title></circle>`);
-    }
-    parts.push("</svg>");
-    this.chart.innerHTML = parts.join("");
+    const highlight = {};
+    const summary = this.result ? this.result.summary : { recommended: this.card.dataset.node };
+    if (summary.fastest) highlight[summary.fastest] = this.t.alt_fastest;
+    if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t.alt_best_per_mtok;
+    if (summary.recommended) highlight[summary.recommended] = this.t.chart_recommended;
     this.chart.hidden = false;
+    const svg = chartSvg(points, { width: this.chart.clientWidth, t: this.t, f: this.f, diffusion: kind === "diffusion", highlight });
+    if (this._chart !== svg) {
+      this._chart = svg;
+      this.chart.innerHTML = svg;
+    }
   }
 
   // --- sharing ------------------------------------------------------------------------
@@ -697,35 +697,22 @@ class Configurator {
     const button = this.root.querySelector("[data-copy-link]");
     try {
       await navigator.clipboard.writeText(location.href);
-      this.message(this.t.copied);
+      this.message(this.t.copied, "notice");
     } catch {
-      this.message(location.href);
+      this.message(location.href, "notice");
     }
     button.blur();
   }
 
   downloadCsv() {
-    const header = [
-      "node", "gpu", "verdict", "cards", "decode_tok_s_per_user", "decode_tok_s_total", "ttft_s", "price_month_usd", "price_hour_usd",
-      "usd_per_million_output_tokens", "usd_per_million_input_tokens", "best_usd_per_million_output_tokens", "best_concurrency",
-      "max_concurrency", "max_context", "reason",
-    ];
-    const quote = (v) => {
-      const text = v == null || v === undefined ? "" : String(v);
-      return /[",\n;]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-    };
     const rows = this.result
-      ? this.result.rows.map((r) => [
-          r.node, r.gpu, r.verdict, r.cards_used ?? (r.verdict === "none" ? 0 : 1), r.decode_tok_s_per_user ?? r.relative_speed,
-          r.decode_tok_s_total, r.ttft_s, r.price_month_usd, r.price_hour_usd, r.usd_per_million_output_tokens,
-          r.usd_per_million_input_tokens, r.best_usd_per_million_output_tokens, r.best_concurrency, r.max_concurrency, r.max_context,
-          r.reason_text,
-        ])
+      ? this.result.rows.map(csvRow)
       : Array.from(this.tbody.rows, (tr) => [
-          tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, "", "", tr.dataset.priceMonth,
-          "", "", "", "", "", "", "", tr.cells[COLUMNS.length - 1].textContent,
+          tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, tr.dataset.vTotal, tr.dataset.vTtft,
+          tr.dataset.priceMonth, "", tr.dataset.vPerMtok, "", tr.dataset.vBestPerMtok, "", tr.dataset.vMaxUsers, "",
+          tr.cells[COLUMNS.indexOf("reason")].textContent,
         ]);
-    const csv = [header, ...rows].map((row) => row.map(quote).join(",")).join("\r\n") + "\r\n";
+    const csv = toCsv(rows);
     const link = document.createElement("a");
     link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
     link.download = `configurator-${this.form.model.value}-${this.form.format.value}.csv`;

@@ -1,0 +1,25 @@
+// Numbers and words for the page's locale: Intl.NumberFormat, as Babel writes them at build time
+// (macros/locale_format.py), and the labels' {placeholders} filled.
+
+export function formatters(locale) {
+  const number = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const usd = (digits) =>
+    new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const n0 = number(0), n1 = number(1), n2 = number(2), usd0 = usd(0), usd2 = usd(2);
+  return {
+    number: (value, digits) => ({ 0: n0, 1: n1, 2: n2 })[digits].format(value),
+    usd: (value, cents) => (cents ? usd2 : usd0).format(value),
+  };
+}
+
+// "{a} and {b}" with values: a placeholder without a value stays as it is.
+export function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (all, key) => (Object.hasOwn(values, key) ? String(values[key]) : all));
+}
+
+export function users(t, f, n) {
+  return fill(n === 1 ? t.users_one : t.users_many, { n: f.number(n, 0) });
+}
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+export const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);

@@ -1,0 +1,136 @@
+// The table's rows: what each cell shows and what each row carries for sorting, filtering and
+// the chart. The build writes the same markup (macros/configurator_html.py, row_html); the
+// widget patches cells in place and writes whole rows only when the nodes themselves change.
+
+import { escapeHtml, fill } from "./format.js";
+import { nodeName } from "./answer.js";
+
+// Ordered by what decides: the node, whether it fits, what it costs, how fast it answers.
+export const COLUMNS = ["node", "verdict", "price_month", "per_mtok", "per_user", "ttft", "memory", "total", "best_per_mtok", "max_users", "reason"];
+const SORT_KEYS = {
+  price_month: "price_month_usd",
+  per_mtok: "usd_per_million_output_tokens",
+  per_user: "decode_tok_s_per_user",
+  ttft: "ttft_s",
+  total: "decode_tok_s_total",
+  best_per_mtok: "best_usd_per_million_output_tokens",
+  max_users: "max_concurrency",
+};
+const SORT_KEYS_DIFFUSION = { price_month: "price_month_usd", per_mtok: "usd_per_reference_hour", per_user: "relative_speed" };
+const camel = (col) => "v" + col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
+const raw = (v) => (v == null ? "" : String(v));
+
+export function usedGb(r, kind) {
+  return kind === "diffusion" ? r.need_gb : r.weights_gb + r.kv_gb + r.reserve_gb;
+}
+
+// What a row carries as data attributes (dataset names), all raw numbers or ids.
+export function rowData(r, kind, order) {
+  const diffusion = kind === "diffusion";
+  const keys = diffusion ? SORT_KEYS_DIFFUSION : SORT_KEYS;
+  const data = {
+    node: r.node,
+    verdict: r.verdict,
+    cards: String(diffusion ? (r.verdict !== "none" ? 1 : 0) : r.cards_used),
+    tokS: raw(diffusion ? r.relative_speed : r.decode_tok_s_per_user),
+    priceMonth: raw(r.price_month_usd),
+    gpu: r.gpu,
+    link: r.link_class,
+  };
+  if (order !== undefined) data.order = String(order);
+  data.memory = raw(usedGb(r, kind));
+  for (const col of Object.keys(SORT_KEYS)) data[camel(col)] = col in keys ? raw(r[keys[col]]) : "";
+  return data;
+}
+
+// The texts of the cells that can change for a node, by column (the node cell never does; the
+// memory cell is the bar).
+export function rowTexts(r, kind, t, f) {
+  let verdict = t[r.verdict];
+  if (kind === "diffusion") {
+    return {
+      verdict,
+      price_month: f.usd(r.price_month_usd, false),
+      per_mtok: r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, true),
+      per_user: r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`,
+      ttft: "",
+      total: "",
+      best_per_mtok: "",
+      max_users: "",
+      reason: r.reason_text,
+    };
+  }
+  if (r.verdict === "split") {
+    verdict += " · " + fill(t.layout, { cards: r.cards_used, tp: r.tensor_parallel, pp: r.pipeline_parallel });
+  }
+  const fits = r.verdict !== "none";
+  const best = r.best_usd_per_million_output_tokens;
+  return {
+    verdict,
+    price_month: f.usd(r.price_month_usd, false),
+    per_mtok: fits ? f.usd(r.usd_per_million_output_tokens, true) : "",
+    per_user: fits ? f.number(r.decode_tok_s_per_user, 1) : "",
+    ttft: fits ? f.number(r.ttft_s, 2) : "",
+    total: fits ? f.number(r.decode_tok_s_total, 1) : "",
+    best_per_mtok: best == null ? "" : fill(t.best_at, { price: f.usd(best, true), users: f.number(r.best_concurrency, 0) }),
+    max_users: fits ? f.number(r.max_concurrency, 0) : "",
+    reason: r.reason_text,
+  };
+}
+
+export function barView(r, kind, t, f) {
+  const capacity = r.capacity_gb;
+  const parts = kind === "diffusion" ? [["weights", r.need_gb]] : [["weights", r.weights_gb], ["kv", r.kv_gb], ["reserve", r.reserve_gb]];
+  const used = parts.reduce((sum, [, v]) => sum + v, 0);
+  const scale = Math.max(capacity, used);
+  parts.push(["free", Math.max(capacity - used, 0)]);
+  let x = 0;
+  const rects = [];
+  for (const [name, value] of parts) {
+    const width = (100 * value) / scale;
+    rects.push({ name, x: x.toFixed(2), width: width.toFixed(2) }); // empty parts too: a patch then only moves them
+    x += width;
+  }
+  return {
+    rects,
+    label: parts.map(([name, value]) => `${t["bar_" + name]} ${f.number(value, 1)} GB`).join(" · "),
+    text: `${f.number(used, 1)} / ${f.number(capacity, 1)} GB`,
+  };
+}
+
+export function rectsHtml(bar) {
+  return bar.rects.map((p) => `<rect class="bar__${p.name}" x="${p.x}" width="${p.width}" height="10"></rect>`).join("");
+}
+
+export function barHtml(bar) {
+  return (
+    `<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label="${escapeHtml(bar.label)}">` +
+    `<title>${escapeHtml(bar.label)}</title>${rectsHtml(bar)}</svg>` +
+    `<span class="bar__text">${escapeHtml(bar.text)}</span>`
+  );
+}
+
+const DATA_ATTRS = ["node", "verdict", "cards", "tokS", "priceMonth", "gpu", "link"];
+const kebab = (key) => key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+
+// A whole row, as the build writes it (used when the nodes change, never for a patch).
+export function rowHtml(r, kind, order, t, f, gpuNames) {
+  const texts = rowTexts(r, kind, t, f);
+  const cells = COLUMNS.map((col) => {
+    if (col === "node") {
+      return `<th scope="row"><span class="node__name">${escapeHtml(nodeName(t, r, gpuNames))}</span> <code>${escapeHtml(r.node)}</code></th>`;
+    }
+    if (col === "memory") return `<td>${barHtml(barView(r, kind, t, f))}</td>`;
+    if (col === "verdict" || col === "reason") return `<td>${escapeHtml(texts[col])}</td>`;
+    return `<td class="num">${escapeHtml(texts[col])}</td>`;
+  });
+  const d = rowData(r, kind, order);
+  const attrs = [
+    ...DATA_ATTRS.map((key) => `data-${kebab(key)}="${escapeHtml(d[key])}"`),
+    `data-shown="${escapeHtml(d.verdict)}"`,
+    `data-order="${d.order}"`,
+    `data-memory="${d.memory}"`,
+    ...Object.keys(SORT_KEYS).map((col) => `data-v-${col.replace(/_/g, "-")}="${d[camel(col)]}"`),
+  ];
+  return `<tr ${attrs.join(" ")}>${cells.join("")}</tr>`;
+}

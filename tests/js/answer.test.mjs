@@ -1,0 +1,85 @@
+// The result card's texts, from an answer's summary: which node it names and what it says of the others.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { announcement, answerView, suggestionViews } from "../../overrides/assets/javascripts/configurator/answer.js";
+import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
+
+const t = {
+  answer_question: "{model} · {format} · {context} tokens · {users}",
+  users_one: "{n} user",
+  users_many: "{n} users",
+  node_name: "{count} × {gpu}",
+  per_month: "/month",
+  tok_s: "{value} tok/s",
+  seconds: "{value} s",
+  fig_per_user: "Speed per user",
+  fig_per_user_diffusion: "Relative speed",
+  fig_per_mtok: "Price per million",
+  fig_per_mtok_diffusion: "Price of an hour",
+  alt_text: "{node}: {price}/month ({extra} more), {per_mtok} per million, {per_user}",
+  nothing_fits: "No node holds {model} in {format}. These changes make it fit:",
+  nothing_at_all: "No node holds {model} in {format}.",
+  suggest_format: "In {format}: {node}, {price}/month",
+  suggest_context: "Context of {context} tokens: {node}, {price}/month",
+  announce: "Answer: {node}, {price}/month.",
+  announce_none: "No node holds this model.",
+};
+const f = formatters("en");
+const gpuNames = { a: "Card A", b: "Card B" };
+const row = (node, gpu, count, price, perUser, perMtok, verdict = "single") => ({
+  node, gpu, count, verdict, price_month_usd: price, decode_tok_s_per_user: perUser, ttft_s: 0.5, usd_per_million_output_tokens: perMtok,
+});
+const ctx = { t, f, gpuNames, formatName: "BF16", workload: { context: 8192, concurrency: 20 } };
+
+test("the card names the recommended node by its cards and prices the others against it", () => {
+  const result = {
+    kind: "llm",
+    model_name: "Model",
+    rows: [row("2x-a", "a", 2, 1000, 10, 5), row("4x-b", "b", 4, 3000, 40, 2), row("1x-a", "a", 1, 500, 1, 9, "none")],
+    summary: { recommended: "2x-a", best_per_mtok: "4x-b", fastest: "4x-b" },
+  };
+  const view = answerView(result, ctx);
+  assert.equal(view.question, "Model · BF16 · 8,192 tokens · 20 users");
+  assert.equal(view.node, "2 × Card A");
+  assert.equal(view.node_id, "2x-a");
+  assert.equal(view.price, "$1,000/month");
+  assert.equal(view.per_user, "10.0 tok/s");
+  assert.equal(view.alt_fastest, "4 × Card B: $3,000/month ($2,000 more), $2.00 per million, 40.0 tok/s");
+  assert.equal(announcement(view, t), "Answer: 2 × Card A, $1,000/month.");
+});
+
+test("an alternative that is the recommended node itself is not repeated", () => {
+  const result = {
+    kind: "llm",
+    model_name: "Model",
+    rows: [row("2x-a", "a", 2, 1000, 10, 5)],
+    summary: { recommended: "2x-a", best_per_mtok: "2x-a", fastest: "2x-a" },
+  };
+  const view = answerView(result, ctx);
+  assert.equal(view.alt_best_per_mtok, "");
+  assert.equal(view.alt_fastest, "");
+});
+
+test("when nothing fits the card says so and offers the engine's changes", () => {
+  const result = {
+    kind: "llm",
+    model_name: "Big",
+    rows: [row("8x-b", "b", 8, 7000, null, null, "none")],
+    summary: { recommended: null, best_per_mtok: null, fastest: null },
+    suggestions: [
+      { format: "fp8", context: null, node: "8x-b", price_month_usd: 7000 },
+      { format: "bf16", context: 2048, node: "8x-b", price_month_usd: 7000 },
+    ],
+  };
+  const view = answerView(result, ctx);
+  assert.equal(view.node, undefined);
+  assert.equal(view.none_text, "No node holds Big in BF16. These changes make it fit:");
+  const offered = suggestionViews(result, { t, f, gpuNames, formatNames: { fp8: "FP8", bf16: "BF16" } });
+  assert.deepEqual(offered.map((s) => [s.format, s.context, s.node, s.text]), [
+    ["fp8", "", "8x-b", "In FP8: 8 × Card B, $7,000/month"],
+    ["bf16", "2048", "8x-b", "Context of 2,048 tokens: 8 × Card B, $7,000/month"],
+  ]);
+  assert.equal(announcement(view, t), "No node holds this model.");
+  assert.equal(answerView({ ...result, suggestions: [] }, ctx).none_text, "No node holds Big in BF16.");
+});

@@ -1,0 +1,34 @@
+// The engine's refusals worded by the page, from their codes.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
+import { engineMessage, fieldFor } from "../../overrides/assets/javascripts/configurator/messages.js";
+
+const t = {
+  total: "Paramètres totaux (milliards)",
+  layers: "Couches",
+  status_error: "Le moteur n’a pas pu démarrer.",
+  err_context_too_long: "Un contexte de {context} tokens dépasse le maximum de {model} ({maximum} tokens).",
+  err_missing_totals: "Il manque : {fields}.",
+  err_config_missing: "Le config.json n’a pas de champ « {key} ».",
+};
+const f = formatters("fr");
+
+test("a code becomes the page's sentence, its numbers in the page's locale", () => {
+  const out = { ok: false, error: "context 2000000 exceeds …", code: "context_too_long", params: { context: 2000000, maximum: 131072, model: "Llama 3.3 70B" } };
+  assert.equal(engineMessage(out, t, f), "Un contexte de 2\u202f000\u202f000 tokens dépasse le maximum de Llama 3.3 70B (131\u202f072 tokens).");
+  assert.equal(fieldFor(out, {}), "context");
+});
+
+test("missing totals are named by their fields' labels; a config.json key stays as written", () => {
+  assert.equal(engineMessage({ code: "missing_totals", params: { fields: ["total", "layers"] } }, t, f), "Il manque : Paramètres totaux (milliards), Couches.");
+  assert.equal(engineMessage({ code: "config_missing", params: { key: "num_hidden_layers" } }, t, f), "Le config.json n’a pas de champ « num_hidden_layers ».");
+  assert.equal(fieldFor({ code: "config_missing" }, {}), "config");
+  assert.equal(fieldFor({ code: "missing_totals" }, {}), "totals");
+});
+
+test("a refusal without words falls back to the engine's sentence; an internal failure says the engine failed", () => {
+  assert.equal(engineMessage({ error: "layout refused: …", code: null }, t, f), "layout refused: …");
+  assert.equal(engineMessage({ error: "internal" }, t, f), t.status_error);
+});

@@ -1,0 +1,55 @@
+// Sorting on raw values: rows that fit first, numbers as numbers, ties in the engine's order.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { compareRows, nextSort, sortValue } from "../../overrides/assets/javascripts/configurator/sort.js";
+
+const sorted = (rows, dir, locale = "en") => [...rows].sort((a, b) => compareRows(a, b, dir, locale)).map((r) => r.id);
+
+test("numbers compare as numbers, not as the locale's text", () => {
+  // "110,853" sorts before "5,176" as English text; as numbers it comes after.
+  const rows = [
+    { id: "a", verdict: "single", order: 0, value: sortValue({ vTotal: "110853" }, "total") },
+    { id: "b", verdict: "single", order: 1, value: sortValue({ vTotal: "5176" }, "total") },
+  ];
+  assert.deepEqual(sorted(rows, 1), ["b", "a"]);
+  assert.deepEqual(sorted(rows, -1), ["a", "b"]);
+});
+
+test("rows that do not fit stay after those that fit, in either direction", () => {
+  const rows = [
+    { id: "none-cheap", verdict: "none", order: 0, value: 1 },
+    { id: "fits-dear", verdict: "split", order: 1, value: 100 },
+    { id: "fits-cheap", verdict: "single", order: 2, value: 10 },
+  ];
+  assert.deepEqual(sorted(rows, 1), ["fits-cheap", "fits-dear", "none-cheap"]);
+  assert.deepEqual(sorted(rows, -1), ["fits-dear", "fits-cheap", "none-cheap"]);
+});
+
+test("a missing value sorts last and ties keep the engine's order", () => {
+  const rows = [
+    { id: "c", verdict: "single", order: 2, value: 5 },
+    { id: "blank", verdict: "single", order: 0, value: sortValue({ vTtft: "" }, "ttft") },
+    { id: "a", verdict: "single", order: 1, value: 5 },
+  ];
+  assert.deepEqual(sorted(rows, 1), ["a", "c", "blank"]);
+  assert.deepEqual(sorted(rows, -1), ["a", "c", "blank"]);
+});
+
+test("memory sorts on the gigabytes used, not the card count", () => {
+  assert.equal(sortValue({ memory: "78.16", cards: "2" }, "memory"), 78.16);
+});
+
+test("text columns compare in the page's locale", () => {
+  const rows = [
+    { id: "e", verdict: "single", order: 0, value: "Élan" },
+    { id: "z", verdict: "single", order: 1, value: "Zèbre" },
+    { id: "a", verdict: "single", order: 2, value: "avion" },
+  ];
+  assert.deepEqual(sorted(rows, 1, "fr"), ["a", "e", "z"]);
+});
+
+test("a second click on a header reverses it, another header starts ascending", () => {
+  assert.deepEqual(nextSort({ col: "price_month", dir: 1 }, "price_month"), { col: "price_month", dir: -1 });
+  assert.deepEqual(nextSort({ col: "price_month", dir: -1 }, "ttft"), { col: "ttft", dir: 1 });
+});
