@@ -27,7 +27,7 @@ def test_every_reason_the_engine_gives_renders(catalog, locale):
         "split_tp",
         "no_memory",
         "no_memory_one",
-        "format_moe_weight_only",
+        "split_layers",
         "weight_only",
     } <= seen
 

@@ -53,7 +53,9 @@ def _whole(
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise EngineError(f"config.json {key!r} must be a whole number, got {shown(value)}", "config_not_whole", key=key)
+        raise EngineError(
+            f"config.json {key!r} must be a whole number, got {shown(value)}", "config_not_whole", key=key
+        )
     ceiling = LIMITS.get(limit or key, 10**12)
     if not minimum <= value <= ceiling:
         raise EngineError(
