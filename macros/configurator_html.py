@@ -468,8 +468,9 @@ class ConfiguratorHtml:
             # Empty parts too, so that the widget's update only moves the rectangles.
             rects.append(f'<rect class="bar__{name}" x="{x:.2f}" width="{width:.2f}" height="10"></rect>')
             x += width
-        label = " · ".join(f"{t['bar_' + name]} {f.number(value, 1)} GB" for name, value in parts)
-        text = f"{f.number(used, 1)} / {f.number(capacity, 1)} GB"
+        gb = t["unit_gb"]  # 10^9 bytes, in the locale's word
+        label = " · ".join(f"{t['bar_' + name]} {f.number(value, 1)} {gb}" for name, value in parts)
+        text = f"{f.number(used, 1)} / {f.number(capacity, 1)} {gb}"
         return (
             f'<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label="{escape(label)}">'
             f"<title>{escape(label)}</title>{''.join(rects)}</svg>"
