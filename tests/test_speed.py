@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from macros.fitengine import GB, GroupLink, allreduce_seconds, decode_floor, gradient_allreduce_seconds
+from macros.fitengine import GB, GroupLink, allreduce_seconds, gradient_allreduce_seconds
 
 from .conftest import FIXTURES
 
@@ -58,10 +58,3 @@ def test_gradient_all_reduce_of_a_70b_model(catalog):
     seconds = gradient_allreduce_seconds(params, 2, 4, link)
     assert seconds == pytest.approx(1.5 * params * 2 / (rate * GB))
     assert params * 2 / GB == pytest.approx(141, rel=0.01)
-
-
-def test_decode_floor_scales_with_bandwidth_and_efficiency():
-    assert decode_floor(10 * GB, 1000, 0.5) == pytest.approx(50.0)
-    assert decode_floor(10 * GB, 2000, 0.5) == pytest.approx(100.0)
-    with pytest.raises(ValueError):
-        decode_floor(0, 1000, 0.5)

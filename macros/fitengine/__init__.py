@@ -15,7 +15,7 @@ from .fit import NodeFit, Workload, fit_all, fit_node, workload
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_card, kv_bytes_per_token, weight_bytes
 from .reasons import Reason, render
-from .speed import allreduce_seconds, decode_floor, gradient_allreduce_seconds
+from .speed import allreduce_seconds, gradient_allreduce_seconds
 from .topology import GroupLink, group_link
 from .units import GB, GIB, MIB
 
@@ -44,7 +44,6 @@ __all__ = [
     "answer",
     "check_measurement",
     "count_params",
-    "decode_floor",
     "describe",
     "fit_all",
     "fit_diffusion",

@@ -25,28 +25,6 @@ def weight_bytes(params: Params, fmt: Format, unquantized: tuple[str, ...] | Non
     return sum(getattr(params, part) * bits_for(fmt, part, unquantized) for part in PARTS) / 8
 
 
-def active_weight_bytes(
-    params: Params,
-    fmt: Format,
-    experts_read: float | None = None,
-    unquantized: tuple[str, ...] | None = None,
-    tokens: int = 1,
-    vocab: int = 0,
-) -> float:
-    """Bytes one step reads for `tokens` tokens: the weights it uses and the experts it touches.
-
-    The embedding table is a lookup: with `vocab` given, a step reads one row per token rather
-    than the whole table (the output head, a matrix product, is read whole).
-    """
-    expert_bits = bits_for(fmt, "experts", unquantized)
-    embeddings = params.embeddings * bits_for(fmt, "embeddings", unquantized) / 8
-    shared = weight_bytes(params, fmt, unquantized) - params.experts * expert_bits / 8 - embeddings
-    if experts_read is None:
-        experts_read = params.experts_active
-    rows = embeddings * min(tokens, vocab) / vocab if vocab > 0 else embeddings
-    return shared + experts_read * expert_bits / 8 + rows
-
-
 def experts_touched(arch: Architecture, params: Params, batch: int | float) -> float:
     """Expert parameters a step reads with `batch` sequences in flight.
 
@@ -102,7 +80,6 @@ def kv_bytes_per_token(arch: Architecture, kv_bytes: int) -> float:
 
 __all__ = [
     "PARTS",
-    "active_weight_bytes",
     "bits_for",
     "experts_touched",
     "kv_bytes_per_card",

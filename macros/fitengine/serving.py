@@ -28,7 +28,7 @@ from itertools import pairwise
 from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
 from .layout import Layout
-from .memory import bits_for, kv_bytes_per_card, weight_bytes
+from .memory import bits_for, experts_touched, kv_bytes_per_card, weight_bytes
 from .speed import all_to_all_seconds, allreduce_seconds, send_seconds
 from .topology import GroupLink
 
@@ -86,7 +86,7 @@ class Serving:
         """Bytes of weights a step of `tokens` tokens reads: the experts it touches, one embedding row per token."""
         shared, expert_bytes, embeddings = self._weights
         rows = embeddings * min(tokens, self.arch.vocab) / self.arch.vocab
-        return shared + self._experts_touched(tokens) * expert_bytes + rows
+        return shared + experts_touched(self.arch, self.params, tokens) * expert_bytes + rows
 
     # --- one step -------------------------------------------------------------------
 
@@ -105,13 +105,6 @@ class Serving:
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
         fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_overhead_s
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
-
-    def _experts_touched(self, tokens: int) -> float:
-        moe = self.arch.moe
-        if moe is None or self.params.experts == 0:
-            return 0.0
-        share = 1 - (1 - moe.top_k / moe.experts) ** tokens  # a layer's experts hit by `tokens` tokens
-        return self.params.experts * share
 
     def _attention_dim(self) -> int:
         mla = self.arch.mla

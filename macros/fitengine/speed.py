@@ -1,20 +1,9 @@
-"""Speed: the decode floor bound by memory bandwidth, and what collectives cost on a link."""
+"""Speed: what collectives cost on a link (the serving model in serving.py prices them)."""
 
 from __future__ import annotations
 
 from .topology import GroupLink
 from .units import GB
-
-
-def decode_floor(bytes_per_card: float, bandwidth_gbps: float, efficiency: float) -> float:
-    """Tokens per second per sequence when each decode step reads `bytes_per_card` on the slowest path.
-
-    With n tensor-parallel cards each reads 1/n of the weights at once, which is the usual
-    efficiency x n x bandwidth / bytes; pipeline stages run one after another, so their reads add up.
-    """
-    if bytes_per_card <= 0:
-        raise ValueError("a decode step must read some bytes")
-    return efficiency * bandwidth_gbps * GB / bytes_per_card
 
 
 def allreduce_seconds(message_bytes: float, cards: int, link: GroupLink) -> float:
