@@ -205,21 +205,12 @@ class GuideMacros:
 
     def runtime_reserve(self, model_id: str, gpu_id: str, split: bool = False) -> str:
         """What the model's default runtime keeps on each card of `gpu_id` besides weights and KV cache."""
-        from macros.fitengine.memory import runtime_reserve_bytes
-        from macros.fitengine.serving import batched_tokens
+        from macros.fitengine.fit import card_reserve_bytes
 
         c = self.catalog
         model, gpu = c.llms[model_id], c.gpus[gpu_id]
         runtime = c.runtimes[c.formats[model.native_format].runtime]
-        fixed = runtime.fixed_per_card_split_bytes if split else runtime.fixed_per_card_bytes
-        value = runtime_reserve_bytes(
-            model.architecture,
-            batched_tokens(runtime, gpu),
-            runtime.activation_per_vocab_token,
-            runtime.activation_per_hidden_token,
-            fixed,
-        )
-        return self.fmt.unit(value / 2**30, "GiB", 1)
+        return self.fmt.unit(card_reserve_bytes(model.architecture, runtime, gpu, split) / 2**30, "GiB", 1)
 
     def tok_s(self, model_id: str, fmt_id: str, node_id: str, with_allreduce: bool = False) -> str:
         r = self._fit(model_id, fmt_id)[node_id]
@@ -628,8 +619,7 @@ class GuideMacros:
         for node_id in node_ids:
             node = c.node(node_id)
             layout = (node.count, 1, 1)
-            one = fit_node(c, workload(c, model_id, fmt_id, None, 1, layout=layout), node)
-            many = fit_node(c, workload(c, model_id, fmt_id, None, users, layout=layout), node)
+            one, many = self._one_and_many(model_id, fmt_id, node, users, layout)
             link = group_link(c, node, node.count)
             rows.append(
                 [
@@ -666,8 +656,7 @@ class GuideMacros:
         tp = 1
         while tp <= node.count:
             layout = (tp, 1, 1)
-            one = fit_node(c, workload(c, model_id, fmt_id, None, 1, layout=layout), node)
-            many = fit_node(c, workload(c, model_id, fmt_id, None, users, layout=layout), node)
+            one, many = self._one_and_many(model_id, fmt_id, node, users, layout)
             if one.verdict != "none":
                 rows.append(
                     [
@@ -835,8 +824,7 @@ class GuideMacros:
             link = group_link(c, node, node.count)
             for ep in (1, node.count):
                 layout = (node.count, 1, ep)
-                one = fit_node(c, workload(c, model_id, fmt_id, None, 1, layout=layout), node)
-                many = fit_node(c, workload(c, model_id, fmt_id, None, users, layout=layout), node)
+                one, many = self._one_and_many(model_id, fmt_id, node, users, layout)
                 rows.append(
                     [
                         f"`{node_id}`",
@@ -996,6 +984,14 @@ class GuideMacros:
     def _cheapest_fit(self, fits: list[NodeFit]) -> NodeFit | None:
         candidates = [r for r in fits if r.verdict != "none"]
         return min(candidates, key=lambda r: r.price_month_usd) if candidates else None
+
+    def _one_and_many(
+        self, model_id: str, fmt_id: str, node: Any, users: int, layout: tuple[int, int, int]
+    ) -> tuple[NodeFit, NodeFit]:
+        """A node's answer with a forced layout for one user, then for `users` users."""
+        c = self.catalog
+        one = fit_node(c, workload(c, model_id, fmt_id, None, 1, layout=layout), node)
+        return one, fit_node(c, workload(c, model_id, fmt_id, None, users, layout=layout), node)
 
     def _tok(self, value: float | None) -> str:
         return "—" if value is None else f"{self.fmt.number(value)} tok/s"

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .architecture import Params
+from .architecture import Architecture, Params
 from .catalog import Catalog, Format, Gpu, Llm, Node, Runtime
 from .checkpoint import unquantized_parts
 from .errors import EngineError
@@ -196,18 +196,20 @@ class _Sizing:
         self.weights = weight_bytes(self.params, work.format, self.unquantized)
         utilization = work.memory_utilization if work.memory_utilization is not None else runtime.memory_utilization
         self.capacity = gpu.memory_usable_bytes * utilization
-        activations = runtime_reserve_bytes(
-            self.arch,
-            batched_tokens(runtime, gpu),
-            runtime.activation_per_vocab_token,
-            runtime.activation_per_hidden_token,
-            0.0,
-        )
-        self._reserve = (activations + runtime.fixed_per_card_bytes, activations + runtime.fixed_per_card_split_bytes)
+        self._reserve = (card_reserve_bytes(self.arch, runtime, gpu), card_reserve_bytes(self.arch, runtime, gpu, True))
+        self._catalog = catalog
+        self._fp8_kv: _Sizing | None = None
         self._kv: dict[tuple[int, int, int], float] = {}
         self._most: dict[tuple[object, ...], int] = {}
         self.loads: dict[tuple[object, ...], _Load] = {}  # shared by the nodes of this card
         self.servings: dict[tuple[object, ...], Serving] = {}
+
+    def fp8_kv(self) -> _Sizing:
+        """The same arithmetic with an FP8 KV cache (made once, when a row asks)."""
+        if self._fp8_kv is None:
+            lighter = dataclasses.replace(self.work, kv_cache="fp8")
+            self._fp8_kv = _Sizing(self._catalog, lighter, self.gpu, self.runtime)
+        return self._fp8_kv
 
     def reserve(self, layout: Layout) -> float:
         return self._reserve[layout.cards > 1]
@@ -377,7 +379,7 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
         reason = Reason(code, {"count": widest.cards, "need": need, "capacity": sizing.capacity / GB})
         if refused_full and widest.cards < node.count:
             notes = (*notes, refused_full[0])
-        if work.kv_cache == "auto" and runtime.kind == "server" and _fits_with_fp8_kv(catalog, work, node, sizing):
+        if work.kv_cache == "auto" and runtime.kind == "server" and _fits_with_fp8_kv(work, node, sizing, accepted):
             notes = (*notes, Reason("fp8_kv_fits", {}))
         return result("none", widest, reason, notes, concurrency_per_replica=per_replica)
 
@@ -418,12 +420,24 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
     )
 
 
-def _fits_with_fp8_kv(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing) -> bool:
-    """Whether an FP8 KV cache (a vLLM option) would let the node hold the workload."""
-    if sizing.weights_card(Layout(node.count)) + sizing.reserve(Layout(node.count)) > sizing.capacity:
-        return False  # the weights alone do not fit: the cache is not what is missing
-    lighter = dataclasses.replace(work, kv_cache="fp8")
-    return fit_node(catalog, lighter, node).verdict != "none"
+def _fits_with_fp8_kv(work: Workload, node: Node, sizing: _Sizing, accepted: list[Layout]) -> bool:
+    """Whether an FP8 KV cache (a vLLM option) would let one of the accepted layouts hold the workload."""
+    lighter = sizing.fp8_kv()
+    return any(
+        lighter.fits(lay, work.context, math.ceil(work.concurrency / (node.count // lay.cards))) for lay in accepted
+    )
+
+
+def card_reserve_bytes(arch: Architecture, runtime: Runtime, gpu: Gpu, split: bool = False) -> float:
+    """What `runtime` keeps on each card of `gpu` besides weights and KV cache (`split`: a replica of several cards)."""
+    fixed = runtime.fixed_per_card_split_bytes if split else runtime.fixed_per_card_bytes
+    return runtime_reserve_bytes(
+        arch,
+        batched_tokens(runtime, gpu),
+        runtime.activation_per_vocab_token,
+        runtime.activation_per_hidden_token,
+        fixed,
+    )
 
 
 def _serving(
