@@ -11,6 +11,8 @@ from urllib.parse import quote
 
 import pytest
 
+from macros.fitengine.api import CUSTOM_LINK
+
 from .browser import wait_until
 from .conftest import FIXTURES
 from .test_configurator import hold_pyodide, href, open_configurator, rows, wait_ready
@@ -136,11 +138,12 @@ def test_a_link_nesting_thousands_deep_is_refused_and_the_engine_starts(browser,
 
 def test_a_huge_link_is_refused_with_a_message(browser, server):
     config = json.loads((FIXTURES / "configs" / "llama-3.1-8b.json").read_text())
-    config["padding"] = "x" * 40_000  # under the test server's 64 kB request line, over the link limit
+    config["padding"] = "x" * (CUSTOM_LINK + 8_000)  # under the test server's 64 kB request line, over the link limit
     context, page, errors, _ = open_configurator(browser, server, query=custom_link({"config": config}))
     wait_ready(page)
     wait_until(lambda: page.text_content("[data-message]"), 10, "the refusal")
-    assert "32\u202f000" in page.text_content("[data-message]")  # French grouping: a narrow no-break space
+    limit = f"{CUSTOM_LINK:,}".replace(",", "\u202f")  # French grouping: a narrow no-break space
+    assert limit in page.text_content("[data-message]")
     assert page.input_value("select[name=model]") == page.get_attribute("[data-configurator]", "data-default-model")
     assert not errors, errors
     context.close()
