@@ -21,16 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from macros.catalog_loader import CATALOG_DIR, CatalogError, load_catalog
-from macros.fitengine import (
-    EngineError,
-    check_measurement,
-    describe,
-    fit_all,
-    fit_diffusion,
-    from_hf_config,
-    render,
-    workload,
-)
+from macros.fitengine import EngineError, check_measurement, describe, evaluate, from_hf_config, render
 from macros.fitengine.catalog import Catalog
 
 
@@ -100,59 +91,49 @@ def _measure(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]:
     return check_measurement(catalog, args.command, text, args.node)
 
 
+def _read_config(path: Path) -> Any:
+    """A config.json from disk, or an EngineError naming the file and what is wrong with it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise EngineError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise EngineError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EngineError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+    except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, nesting too deep
+        raise EngineError(f"{path} holds JSON no config.json has: {str(exc).split(':')[0]}") from None
+
+
 def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
-    if args.model in catalog.diffusion:
-        if args.context is not None or args.concurrency is not None:
-            raise EngineError("--context and --concurrency do not apply to image and video models")
-        return [r.to_dict() | {"reason": render(r.reason)} for r in fit_diffusion(catalog, args.model, args.format)]
+    """The rows of `fit`: the engine's answer to the same request the browser sends, in English."""
+    if args.model in catalog.diffusion and (args.context is not None or args.concurrency is not None):
+        raise EngineError("--context and --concurrency do not apply to image and video models")
+    request: dict[str, Any] = {
+        "model": args.model,
+        "format": args.format,
+        "context": args.context,
+        "concurrency": args.concurrency,
+        "input": args.input,
+        "output": args.output,
+        "runtime": args.runtime,
+        "kv_cache": args.kv_cache,
+        "tensor_parallel": args.tensor_parallel,
+        "pipeline_parallel": args.pipeline_parallel,
+        "expert_parallel": args.expert_parallel,
+        "memory_utilization": args.memory_utilization,
+        "node": args.node,
+    }
     if args.config is not None:
-        try:
-            text = args.config.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise EngineError(f"cannot read {args.config}: {exc.strerror}") from None
-        except UnicodeDecodeError as exc:
-            raise EngineError(f"{args.config} is not UTF-8 text (byte {exc.start})") from None
-        try:
-            config = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise EngineError(f"{args.config} is not JSON: {exc.msg} at line {exc.lineno}") from None
-        except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, nesting too deep
-            raise EngineError(f"{args.config} holds JSON no config.json has: {str(exc).split(':')[0]}") from None
-        model: Any = from_hf_config(config, name=args.config.name)
-    else:
-        model = args.model
-        if model not in catalog.llms:
-            choices = ", ".join([*catalog.llms, *catalog.diffusion])
-            raise EngineError(f"unknown model {model!r}; choose one of: {choices}")
-    forced = (args.tensor_parallel, args.pipeline_parallel, args.expert_parallel)
-    layout = None
-    if any(v is not None for v in forced):
-        tp = args.tensor_parallel or 1
-        layout = (tp, args.pipeline_parallel or 1, args.expert_parallel or 1)
-    work = workload(
-        catalog,
-        model,
-        args.format,
-        args.context,
-        args.concurrency,
-        input_tokens=args.input,
-        output_tokens=args.output,
-        runtime=args.runtime,
-        layout=layout,
-        memory_utilization=args.memory_utilization,
-        kv_cache=args.kv_cache,
-    )
-    nodes = catalog.nodes
-    if args.node is not None:
-        nodes = tuple(n for n in catalog.nodes if n.id == args.node)
-        if not nodes:
-            raise EngineError(f"unknown node {args.node!r}; choose one of: {', '.join(n.id for n in catalog.nodes)}")
-    results = fit_all(catalog, work)
+        request |= {"model": None, "config": _read_config(args.config), "name": args.config.name}
     rows = []
-    for r in (r for r in results if r.node in {n.id for n in nodes}):
+    for r in evaluate(catalog, request).fits:
         row = r.to_dict()
         row["reason"] = render(r.reason)
-        row["notes"] = [render(n) for n in r.notes]
+        if "notes" in row:
+            row["notes"] = [render(n) for n in r.notes]
         rows.append(row)
     return rows
 
@@ -160,13 +141,7 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
 def _model(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]:
     """`describe` for a catalog model or a config.json, in the asked format (default: the model's own)."""
     if args.config is not None:
-        try:
-            config = json.loads(args.config.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise EngineError(f"cannot read {args.config}: {exc.strerror}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise EngineError(f"{args.config} is not a JSON file: {exc}") from None
-        model = from_hf_config(config, name=args.config.name)
+        model = from_hf_config(_read_config(args.config), name=args.config.name)
     elif args.model in catalog.llms:
         model = catalog.llms[args.model]
     elif args.model in catalog.diffusion:

@@ -14,14 +14,11 @@ from macros.fitengine import (
     Catalog,
     DiffusionFit,
     NodeFit,
-    fit_all,
-    fit_diffusion,
-    fit_node,
+    evaluate,
     gradient_allreduce_seconds,
     group_link,
     render,
     weight_bytes,
-    workload,
 )
 from macros.i18n import LABELS, UNMAPPED
 from macros.locale_format import UNITS, Formatter
@@ -547,7 +544,7 @@ class GuideMacros:
         t, c = self.t, self.catalog
         rows = []
         for model_id, model in c.diffusion.items():
-            fits = [r for r in fit_diffusion(c, model_id, fmt_id) if r.verdict == "single"]
+            fits = [r for r in evaluate(c, {"model": model_id, "format": fmt_id}).fits if r.verdict == "single"]
             need = min((r.need_gb for r in fits if not r.offload_text_encoders), default=None)
             cheapest = min(fits, key=lambda r: r.price_month_usd, default=None)
             best = min(fits, key=lambda r: r.usd_per_reference_hour or 0, default=None)
@@ -725,8 +722,8 @@ class GuideMacros:
         node = c.node(node_id)
         rows = []
         for fmt in c.formats.values():
-            one = fit_node(c, workload(c, model_id, fmt.id, None, 1), node)
-            many = fit_node(c, workload(c, model_id, fmt.id, None, users), node)
+            one = self._one(model_id, fmt.id, node.id, 1)
+            many = self._one(model_id, fmt.id, node.id, users)
             kernel = self._compute(fmt.id, one)
             rows.append(
                 [
@@ -878,7 +875,7 @@ class GuideMacros:
         """Millions of output tokens a month the node produces at its cheapest concurrency."""
         r = self._fit(model_id, fmt_id)[node_id]
         c = self.catalog
-        best = fit_node(c, workload(c, model_id, fmt_id, None, r.best_concurrency), c.node(node_id))
+        best = self._one(model_id, fmt_id, node_id, r.best_concurrency)
         total = (best.decode_tok_s_total or 0) * 3600 * c.assumptions.hours_per_month / 1e6
         return self.fmt.number(total)
 
@@ -888,14 +885,12 @@ class GuideMacros:
 
     def price_at(self, model_id: str, fmt_id: str, node_id: str, users: int) -> str:
         """Price per million output tokens at `users` users."""
-        c = self.catalog
-        r = fit_node(c, workload(c, model_id, fmt_id, None, users), c.node(node_id))
+        r = self._one(model_id, fmt_id, node_id, users)
         return self._per_mtok(r.usd_per_million_output_tokens)
 
     def speed_at(self, model_id: str, fmt_id: str, node_id: str, users: int, total: bool = False) -> str:
         """Per-user (or the node's total) tok/s at `users` users."""
-        c = self.catalog
-        r = fit_node(c, workload(c, model_id, fmt_id, None, users), c.node(node_id))
+        r = self._one(model_id, fmt_id, node_id, users)
         return self._tok(r.decode_tok_s_total if total else r.decode_tok_s_per_user)
 
     # --- helpers ------------------------------------------------------------------------
@@ -913,11 +908,21 @@ class GuideMacros:
     def _fit_all(
         self, model_id: str, fmt_id: str, context: int | None = None, concurrency: int | None = None
     ) -> list[NodeFit]:
-        """fit_all for a catalog workload, computed once per page build (several tables share it)."""
+        """Every node's fit for a catalog workload, computed once per page build (several tables share it)."""
         key = (model_id, fmt_id, context, concurrency)
         if key not in self._fits:
-            self._fits[key] = fit_all(self.catalog, workload(self.catalog, model_id, fmt_id, context, concurrency))
+            request = {"model": model_id, "format": fmt_id, "context": context, "concurrency": concurrency}
+            self._fits[key] = list(evaluate(self.catalog, request).fits)
         return self._fits[key]
+
+    def _one(
+        self, model_id: str, fmt_id: str, node_id: str, users: int, layout: tuple[int, int, int] | None = None
+    ) -> NodeFit:
+        """One node's answer for `users` users (a forced layout: tensor, pipeline, expert)."""
+        request: dict[str, Any] = {"model": model_id, "format": fmt_id, "concurrency": users, "node": node_id}
+        if layout is not None:
+            request |= dict(zip(("tensor_parallel", "pipeline_parallel", "expert_parallel"), layout, strict=True))
+        return evaluate(self.catalog, request).fits[0]
 
     def _unit_word(self, unit: str, value: Any) -> str:
         """A catalog unit in the page's language, singular for one (none for ratios, counts, ids)."""
@@ -989,9 +994,10 @@ class GuideMacros:
         self, model_id: str, fmt_id: str, node: Any, users: int, layout: tuple[int, int, int]
     ) -> tuple[NodeFit, NodeFit]:
         """A node's answer with a forced layout for one user, then for `users` users."""
-        c = self.catalog
-        one = fit_node(c, workload(c, model_id, fmt_id, None, 1, layout=layout), node)
-        return one, fit_node(c, workload(c, model_id, fmt_id, None, users, layout=layout), node)
+        return (
+            self._one(model_id, fmt_id, node.id, 1, layout),
+            self._one(model_id, fmt_id, node.id, users, layout),
+        )
 
     def _tok(self, value: float | None) -> str:
         return "—" if value is None else f"{self.fmt.number(value)} tok/s"

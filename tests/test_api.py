@@ -81,3 +81,52 @@ def test_every_refusal_code_has_words_in_every_locale():
     assert len(codes) >= 10
     for locale, words in WIDGET.items():
         assert not [c for c in codes if f"err_{c}" not in words], locale
+
+
+# --- one entry point for every caller ------------------------------------------------------
+
+ROOT = ENGINE.parent.parent
+# The engine's functions below its entry point: a caller that sizes a workload itself could
+# read a request differently from the browser.
+BELOW_THE_ENTRY_POINT = {"fit_all", "fit_node", "workload", "fit_diffusion"}
+
+
+@pytest.mark.parametrize("caller", ["macros/cli.py", "macros/guide_macros.py", "macros/fitengine/browser.py"])
+def test_the_command_line_the_guides_and_the_worker_go_through_the_entry_point(caller):
+    tree = ast.parse((ROOT / caller).read_text(encoding="utf-8"))
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    called = {
+        node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+    }
+    assert not (imported | called) & BELOW_THE_ENTRY_POINT, caller
+    assert {"evaluate", "answer", "raw_answer", "answer_json"} & called, f"{caller} calls no entry point"
+
+
+def test_a_request_for_one_node_answers_that_node_as_the_whole_answer_does(catalog):
+    from macros.fitengine.api import evaluate
+
+    request = {"model": "llama-3.3-70b", "format": "fp8", "context": 8192, "concurrency": 20}
+    whole = {r.node: r for r in evaluate(catalog, request).fits}
+    for node in catalog.nodes[:: max(1, len(catalog.nodes) // 6)]:
+        (one,) = evaluate(catalog, {**request, "node": node.id}).fits
+        assert one.to_dict() == whole[node.id].to_dict()
+    with pytest.raises(EngineError, match="unknown node 'nowhere'"):
+        evaluate(catalog, {**request, "node": "nowhere"})
+
+
+def test_a_forced_layout_and_memory_share_are_read_from_the_request(catalog):
+    from macros.fitengine.api import evaluate
+
+    eight = next(n for n in catalog.nodes if n.count == 8)
+    request = {"model": "llama-3.1-8b", "format": "bf16", "node": eight.id}
+    (chosen,) = evaluate(catalog, request).fits
+    (forced,) = evaluate(catalog, {**request, "tensor_parallel": 2}).fits
+    assert chosen.tensor_parallel == 1  # an 8B model fits one card: the engine does not split it
+    assert forced.tensor_parallel == 2
+    (tight,) = evaluate(catalog, {**request, "memory_utilization": "0.5"}).fits
+    assert tight.max_concurrency < chosen.max_concurrency
+    for bad in ("half", float("nan"), True):
+        with pytest.raises(EngineError, match=r"memory.utilization"):
+            evaluate(catalog, {**request, "memory_utilization": bad})

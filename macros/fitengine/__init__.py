@@ -4,7 +4,7 @@ Pure standard library, no I/O, deterministic: the same files run at build time (
 in the reader's browser (Pyodide). Nothing here imports from the rest of `macros/`.
 """
 
-from .api import answer, check_measurement, link_class
+from .api import Evaluation, answer, check_measurement, evaluate, link_class
 from .architecture import Architecture, Mla, Moe, Params, count_params
 from .catalog import Catalog, DiffusionModel, Format, Gpu, Llm, Node
 from .checkpoint import Checkpoint, unquantized_parts
@@ -29,6 +29,7 @@ __all__ = [
     "DiffusionFit",
     "DiffusionModel",
     "EngineError",
+    "Evaluation",
     "Format",
     "Gpu",
     "GroupLink",
@@ -45,6 +46,7 @@ __all__ = [
     "check_measurement",
     "count_params",
     "describe",
+    "evaluate",
     "fit_all",
     "fit_diffusion",
     "fit_node",

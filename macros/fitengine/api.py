@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError, shown
-from .fit import fit_all, workload
+from .fit import Workload, fit_all, fit_node, workload
 from .health import check_allreduce, check_nvlink, check_topology
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
@@ -110,16 +111,107 @@ def answer(
     return with_reason_text(raw_answer(catalog, request), locale, number)
 
 
-def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) -> dict[str, Any]:
-    """`answer` without the reason sentences: the same for every locale.
+# Every key a request may carry. The browser sends the first group; the command line and the
+# guides' macros also force a layout, a memory share, or one node.
+REQUEST_KEYS = (
+    "model",
+    "config",
+    "totals",
+    "name",
+    "format",
+    "context",
+    "concurrency",
+    "input",
+    "output",
+    "runtime",
+    "kv_cache",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "expert_parallel",
+    "memory_utilization",
+    "node",
+)
 
-    When no node holds the model, `suggestions` lists the changes the engine found that do
-    (another format, a shorter context), each with the node it leads to.
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The engine's answer to one request, before it is put in plain data.
+
+    kind is "llm" or "diffusion"; fits are in catalog order (only the asked node when the request
+    names one); work is the workload a language model was sized for (None for image models).
+    """
+
+    kind: str
+    name: str
+    nodes: tuple[Node, ...]
+    fits: tuple[Any, ...]
+    work: Workload | None
+    read: dict[str, Any] | None
+
+
+def _fraction(request: dict[str, Any], key: str) -> float | None:
+    value = request.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise EngineError(f"{key} must be a number, got {shown(value)}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise EngineError(f"{key} must be a number, got {shown(value)}")
+    return float(value)
+
+
+def _layout(request: dict[str, Any]) -> tuple[int, int, int] | None:
+    """A forced (tensor, pipeline, expert) layout, or None to let the engine choose."""
+    forced = [_whole(request, key) for key in ("tensor_parallel", "pipeline_parallel", "expert_parallel")]
+    if all(value is None for value in forced):
+        return None
+    tp, pp, ep = (1 if value is None else value for value in forced)
+    return tp, pp, ep
+
+
+def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> Any:
+    """A catalog id, or the Llm read from a reader's config.json or totals."""
+    if request.get("config") is not None:
+        _bounded(request["config"], "config")
+        return from_hf_config(request["config"], name=_id(request, "name") or None)
+    if request.get("totals") is not None:
+        totals = request["totals"]
+        if not isinstance(totals, dict):
+            raise EngineError("totals must be an object")
+        fields = ("total", "active", "layers", "kv_heads", "head_dim")
+        if totals.get("active") in (None, "") and totals.get("total") not in (None, ""):
+            totals = {**totals, "active": totals["total"]}  # a dense model: every parameter is active
+        missing = [k for k in fields if totals.get(k) in (None, "")]
+        if missing:
+            raise EngineError(f"missing: {', '.join(missing)}", "missing_totals", fields=missing)
+        return from_totals(**{k: totals[k] for k in fields}, name=_id(request, "name") or "custom model")
+    if isinstance(model_id, str) and model_id in catalog.llms:
+        return model_id
+    choices = ", ".join([*catalog.llms, *catalog.diffusion])
+    raise EngineError(f"unknown model {shown(model_id, 60)}; choose one of: {choices}")
+
+
+def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
+    """The one entry point: a request (keys in REQUEST_KEYS) to every node's fit, typed.
+
+    The browser's worker, the build's widgets, the guides' macros and the command line all come
+    through here, so a request means the same thing wherever it is made. Raises EngineError
+    with a reader-facing message when the request cannot be answered.
     """
     if not isinstance(request, dict):
         raise EngineError("the request must be an object")
     fmt = _id(request, "format")
     model_id = _id(request, "model")
+    node_id = _id(request, "node")
+    nodes = catalog.nodes
+    if node_id is not None:
+        nodes = tuple(n for n in catalog.nodes if n.id == node_id)
+        if not nodes:
+            choices = ", ".join(n.id for n in catalog.nodes)
+            raise EngineError(f"unknown node {shown(node_id, 60)}; choose one of: {choices}")
     context = _whole(request, "context")
     concurrency = _whole(request, "concurrency")
     options = {
@@ -127,48 +219,44 @@ def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) 
         "output_tokens": _whole(request, "output"),
         "runtime": _choice(request, "runtime"),
         "kv_cache": _choice(request, "kv_cache"),
+        "layout": _layout(request),
+        "memory_utilization": _fraction(request, "memory_utilization"),
     }
-    read: dict[str, Any] | None = None  # what was read of a reader's own model
-    if isinstance(model_id, str) and model_id in catalog.diffusion:
-        rows = [r.to_dict() for r in fit_diffusion(catalog, model_id, str(fmt))]
-        name = catalog.diffusion[model_id].name
-        kind = "diffusion"
-    else:
-        if request.get("config") is not None:
-            _bounded(request["config"], "config")
-            model: Any = from_hf_config(request["config"], name=_id(request, "name") or None)
-        elif request.get("totals") is not None:
-            totals = request["totals"]
-            if not isinstance(totals, dict):
-                raise EngineError("totals must be an object")
-            fields = ("total", "active", "layers", "kv_heads", "head_dim")
-            if totals.get("active") in (None, "") and totals.get("total") not in (None, ""):
-                totals = {**totals, "active": totals["total"]}  # a dense model: every parameter is active
-            missing = [k for k in fields if totals.get(k) in (None, "")]
-            if missing:
-                raise EngineError(f"missing: {', '.join(missing)}", "missing_totals", fields=missing)
-            model = from_totals(**{k: totals[k] for k in fields}, name=_id(request, "name") or "custom model")
-        elif isinstance(model_id, str) and model_id in catalog.llms:
-            model = model_id
-        else:
-            choices = ", ".join([*catalog.llms, *catalog.diffusion])
-            raise EngineError(f"unknown model {shown(model_id, 60)}; choose one of: {choices}")
-        if not isinstance(fmt, str):
-            raise EngineError("choose a format")
-        work = workload(catalog, model, fmt, context, concurrency, **options)
-        rows = [r.to_dict() for r in fit_all(catalog, work)]
-        name = work.model.name
-        kind = "llm"
-        if not isinstance(model, str):
-            read = model_read(work.model)
-    results = [{**row, "link_class": link_class(catalog, node)} for row, node in zip(rows, catalog.nodes, strict=True)]
-    out = {"version": SCHEMA_VERSION, "kind": kind, "model_name": name, "rows": results, "summary": summary(results)}
-    if kind == "llm":
+    if isinstance(model_id, str) and model_id in catalog.diffusion:  # context and users do not apply
+        fits = tuple(r for r in fit_diffusion(catalog, model_id, str(fmt)) if node_id is None or r.node == node_id)
+        return Evaluation("diffusion", catalog.diffusion[model_id].name, nodes, fits, None, None)
+    model = _model(catalog, request, model_id)
+    if not isinstance(fmt, str):
+        raise EngineError("choose a format")
+    work = workload(catalog, model, fmt, context, concurrency, **options)
+    fits = tuple(fit_all(catalog, work) if node_id is None else (fit_node(catalog, work, nodes[0]),))
+    read = None if isinstance(model, str) else model_read(work.model)
+    return Evaluation("llm", work.model.name, nodes, fits, work, read)
+
+
+def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) -> dict[str, Any]:
+    """`answer` without the reason sentences: the same for every locale.
+
+    When no node holds the model, `suggestions` lists the changes the engine found that do
+    (another format, a shorter context), each with the node it leads to.
+    """
+    found = evaluate(catalog, request)
+    rows = [r.to_dict() for r in found.fits]
+    results = [{**row, "link_class": link_class(catalog, node)} for row, node in zip(rows, found.nodes, strict=True)]
+    out = {
+        "version": SCHEMA_VERSION,
+        "kind": found.kind,
+        "model_name": found.name,
+        "rows": results,
+        "summary": summary(results),
+    }
+    work = found.work
+    if work is not None:
         out["workload"] = {"context": work.context, "concurrency": work.concurrency}
-    if read is not None:
-        out["model_read"] = read
+    if found.read is not None:
+        out["model_read"] = found.read
     if suggest and out["summary"]["recommended"] is None:
-        out["suggestions"] = suggestions(catalog, request, kind, work.context if kind == "llm" else None)
+        out["suggestions"] = suggestions(catalog, request, found.kind, None if work is None else work.context)
     return out
 
 
