@@ -7,7 +7,6 @@ are imported when mkdocs-macros calls `define_env`.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 
@@ -16,15 +15,13 @@ def define_env(env: Any) -> None:
 
     The catalog is catalog/ unless the GUIDE_CATALOG environment variable names another folder.
     """
-    from macros.catalog_loader import CATALOG_DIR, CatalogError, read_catalog
+    from macros.catalog_loader import read_for_build
     from macros.fitengine import Catalog
     from macros.guide_macros import GuideMacros
     from macros.macro_args import checked, valid_ids
 
     locale = env.conf["theme"]["language"]
-    data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
-    if problems:
-        raise CatalogError(problems)
+    data = read_for_build()
     catalog = Catalog.from_dict(data)
     guide = GuideMacros(
         catalog,

@@ -13,32 +13,54 @@ After each locale's build this writes, once for all locales, beside the locale f
 Under `mkdocs serve` the preview serves one locale at its root, so they go inside it instead,
 and the build-time answers are skipped (the preview's widget waits for Pyodide).
 Under `mkdocs serve` it also forgets the imported `macros` package when its files changed, so
-the preview picks up edits to the macros and the engine.
+the preview picks up edits to the macros and the engine. What the hooks remember between builds
+is on one object, `STATE`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "macros" / "fitengine"
 NOT_SHIPPED = ("__main__.py",)
 JINJA_CACHE = ROOT / ".cache" / "jinja"  # the command line reads files; the browser never needs it
 
-_command = "build"
+
+@dataclass
+class BuildState:
+    """What the hooks remember from one build to the next in the same process.
+
+    MkDocs loads this file once per process (its hook loader is cached by path), so this object
+    outlives the configs `mkdocs serve` reloads on every edit, and the `macros` package, which is
+    forgotten when its files change; that is why the state lives here and nowhere in `macros`.
+    """
+
+    command: str = "build"  # what `mkdocs` was asked: build, gh-deploy or serve
+    macros_read: tuple[tuple[str, int, int], ...] | None = None  # the sources `macros` was imported from
+
+    @property
+    def serving(self) -> bool:
+        return self.command == "serve"
+
+
+STATE = BuildState()
 
 
 def on_startup(command: str, dirty: bool) -> None:
-    global _command
-    _command = command
+    STATE.command = command
 
 
 def _source_fingerprint() -> tuple[tuple[str, int, int], ...]:
@@ -46,35 +68,52 @@ def _source_fingerprint() -> tuple[tuple[str, int, int], ...]:
     return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
 
 
-@event_priority(100)  # before mkdocs-macros imports the package
-def on_config(config: Any) -> Any:
-    """Keep compiled templates; under `mkdocs serve`, forget the `macros` package when its files changed.
+def forget_changed_macros(state: BuildState, fingerprint: tuple[tuple[str, int, int], ...]) -> bool:
+    """Under `mkdocs serve`, forget the imported `macros` package when its files changed.
 
     mkdocs-macros imports the package once per process; without this an edit to the macros or
     the engine would not show until the preview restarts. Unchanged code stays imported, so the
-    catalog read and the engine's imports are not redone on every edit of a guide.
+    catalog read and the engine's imports are not redone on every edit of a guide. This is the
+    project's one purge of `sys.modules`. Returns whether the package was forgotten.
     """
-    _keep_compiled_templates(config)
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    from macros.site_meta import configure
-
-    configure(config, serving=_command == "serve")
-    if _command != "serve":
-        return config
-    fingerprint = _source_fingerprint()
-    loaded = sys.modules.get("macros")
-    if loaded is not None and getattr(loaded, "_source_fingerprint", None) != fingerprint:
+    changed = state.macros_read is not None and state.macros_read != fingerprint
+    if changed:
         for name in [m for m in sys.modules if m == "macros" or m.startswith("macros.")]:
             del sys.modules[name]
-    config["extra"]["_macros_fingerprint"] = fingerprint
+    state.macros_read = fingerprint
+    return changed
+
+
+@event_priority(100)  # before mkdocs-macros imports the package
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Set the site's address and alternates; under `mkdocs serve`, pick up edited macros."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    if STATE.serving:
+        forget_changed_macros(STATE, _source_fingerprint())
+    from macros.site_meta import configure
+
+    configure(config, serving=STATE.serving)
     return config
+
+
+def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+    """Keep the theme's compiled templates on disk between builds.
+
+    Compiling Material's templates was a third of a preview rebuild. Jinja keys its bytecode
+    cache by the template's source, so an edited override is compiled afresh.
+    """
+    from jinja2 import FileSystemBytecodeCache
+
+    JINJA_CACHE.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = FileSystemBytecodeCache(str(JINJA_CACHE))
+    return env
 
 
 def shared_dir(site_dir: str) -> Path:
     """Where the files shared by every locale go."""
     site = Path(site_dir)
-    return site if _command == "serve" else site.parent
+    return site if STATE.serving else site.parent
 
 
 def engine_files() -> list[Path]:
@@ -168,29 +207,7 @@ def ship_no_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
             target.write_text(text)
 
 
-def _keep_compiled_templates(config: Any) -> None:
-    """Keep the theme's compiled templates between builds.
-
-    MkDocs makes new Jinja environments for every build (the search plugin makes its own), and
-    compiling Material's templates was a third of a preview rebuild. Every environment this
-    config's theme hands out gets a bytecode cache on disk; Jinja keys it by the template's
-    source, so an edit to an override is compiled afresh.
-    """
-    from jinja2 import FileSystemBytecodeCache
-
-    theme = config["theme"]
-    get_env = type(theme).get_env
-
-    def get_env_with_cache() -> Any:
-        env = get_env(theme)
-        JINJA_CACHE.mkdir(parents=True, exist_ok=True)
-        env.bytecode_cache = FileSystemBytecodeCache(str(JINJA_CACHE))
-        return env
-
-    theme.get_env = get_env_with_cache
-
-
-def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Stop the build on a page without a key or without its counterpart in every locale (macros/page_keys.py)."""
     from macros.page_keys import check_page
 
@@ -198,7 +215,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return markdown
 
 
-def on_template_context(context: Any, template_name: str, config: Any) -> Any:
+def on_template_context(context: dict[str, Any], template_name: str, config: MkDocsConfig) -> dict[str, Any]:
     """Give the locale's 404 page absolute links under the site's path (SITE_BASE, default `/`).
 
     A host serves it at whatever address was not found, so relative links cannot work; MkDocs
@@ -211,14 +228,14 @@ def on_template_context(context: Any, template_name: str, config: Any) -> Any:
     from macros.site_root import site_base
 
     # The preview serves one locale at the root of 127.0.0.1, whatever SITE_BASE says.
-    base_url = "/" if _command == "serve" else f"{site_base()}{config['theme']['language']}"
+    base_url = "/" if STATE.serving else f"{site_base()}{config['theme']['language']}"
     context["base_url"] = base_url
     context["extra_css"] = [normalize_url(str(path), None, base_url) for path in config["extra_css"]]
     context["extra_javascript"] = [normalize_url(str(script), None, base_url) for script in config["extra_javascript"]]
     return context
 
 
-def on_post_page(output: str, page: Any, config: Any) -> str:
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py).
 
     Done on the finished page, after the search index has read the page's text.
@@ -228,26 +245,19 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     return restore(output)
 
 
-def on_post_build(config: Any) -> None:
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    from macros.catalog_loader import CATALOG_DIR, CatalogError, read_catalog
-
-    data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
-    if problems:
-        raise CatalogError(problems)
+def on_post_build(config: MkDocsConfig) -> None:
+    from macros.catalog_loader import read_for_build
     from macros.search_fr import ship_french_search
 
+    data = read_for_build()
     ship_french_search(config)
     shared = shared_dir(config["site_dir"])
     ship_pyodide(shared)
     ship_engine(shared, data)
-    if _command == "serve" and "macros" in sys.modules:
-        sys.modules["macros"]._source_fingerprint = config["extra"].get("_macros_fingerprint")  # type: ignore[attr-defined]
-    if _command != "serve":
-        # The preview skips the build-time answers (its widget waits for Pyodide instead), so
-        # that an edit shows in about a second.
+    if not STATE.serving:
         ship_answers(shared, data, config["theme"]["language"])
         hash_answers(shared)
     else:
+        # The preview skips the build-time answers (its widget waits for Pyodide instead), so
+        # that an edit shows in about a second.
         ship_no_answers(shared, data, config["theme"]["language"])

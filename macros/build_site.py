@@ -42,8 +42,12 @@ class BuildLog(logging.Handler):
             what = f"{error.group(1)}: {error.group(2)}" if error else "macro error"
             line = f"{self.locale}: {where}: {what}"
         else:
-            first = message.strip().split("\n", 1)[0]
-            line = f"{self.locale}: {record.levelname.lower()}: {first[:500]}"
+            first, *rest = message.strip().splitlines() or [""]
+            # A long message (the catalog's problems, one a line) keeps its lines, up to 50.
+            line = "\n".join(
+                [f"{self.locale}: {record.levelname.lower()}: {first[:500]}"]
+                + [f"{self.locale}: {more[:300]}" for more in rest[:50]]
+            )
         self.lines.append(line)
         print(line, file=sys.stderr)
 

@@ -8,6 +8,7 @@ then the cross-references and physical sense in `macros.catalog_checks`.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +218,17 @@ def load_catalog(directory: Path | str = CATALOG_DIR) -> Catalog:
     if problems:
         raise CatalogError(problems)
     return Catalog.from_dict(data)
+
+
+def read_for_build() -> dict[str, Any]:
+    """The catalog a site build uses (GUIDE_CATALOG, or catalog/), as data.
+
+    Raises MkDocs' PluginError listing every problem, so `mkdocs build` and `mkdocs serve` print
+    them as a build error, not as a traceback.
+    """
+    from mkdocs.exceptions import PluginError
+
+    data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
+    if problems:
+        raise PluginError(str(CatalogError(problems)))
+    return data

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from macros.fitengine import Catalog, EngineError, Llm, from_hf_config
+
 # Records name synthetic nodes (a catalog card at another count) and compare replica-level
 # figures (a prefill, one decode step), so this harness calls the engine below its entry point.
 from macros.fitengine.fit import Layout, fit_node, replica, workload
