@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from macros.fitengine.api import LIMITS
 from macros.fitengine.architecture import count_params
 from macros.fitengine.catalog import architecture_from_dict
 from macros.fitengine.units import GB, MIB
@@ -63,11 +64,11 @@ RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("assumptions", "activation_bytes"): (0.5, 8, "bytes"),
     ("assumptions", "gradient_bytes"): (0.5, 8, "bytes"),
     ("assumptions", "allreduces_per_layer"): (1, 16, "count"),
-    ("assumptions", "default_context"): (1, 10_000_000, "tokens"),
-    ("assumptions", "default_concurrency"): (1, 4096, "sequences"),
+    ("assumptions", "default_context"): (1, LIMITS["context"], "tokens"),
+    ("assumptions", "default_concurrency"): (1, LIMITS["concurrency"], "sequences"),
     ("assumptions", "kv_bytes_fp8"): (0.5, 8, "bytes"),
-    ("assumptions", "default_input_tokens"): (1, 10_000_000, "tokens"),
-    ("assumptions", "default_output_tokens"): (1, 10_000_000, "tokens"),
+    ("assumptions", "default_input_tokens"): (1, LIMITS["context"], "tokens"),
+    ("assumptions", "default_output_tokens"): (1, LIMITS["context"], "tokens"),
     ("runtimes", "memory_utilization"): (0.05, 1, "ratio"),
     ("runtimes", "batched_tokens"): (16, 1_048_576, "tokens"),
     ("runtimes", "batched_tokens_large"): (16, 1_048_576, "tokens"),

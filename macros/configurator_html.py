@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 
 from macros.fitengine import Catalog, answer
-from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK
+from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK, LIMITS, LINK_CLASSES
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
 from macros.pyodide_dist import pyodide_version
@@ -166,8 +166,8 @@ class ConfiguratorHtml:
                 f'<option value="custom">{escape(t["custom"])}</option></select></div>',
                 f'<div class="configurator__field"><label for="cfg-format">{escape(t["format"])}</label>'
                 f'<select id="cfg-format" name="format">{formats}</select></div>',
-                number_field("context", t["context"], str(a.default_context), 1, 10_000_000),
-                number_field("concurrency", t["concurrency"], str(a.default_concurrency), 1, 4096),
+                number_field("context", t["context"], str(a.default_context), 1, LIMITS["context"]),
+                number_field("concurrency", t["concurrency"], str(a.default_concurrency), 1, LIMITS["concurrency"]),
                 f'<div class="configurator__field"><label for="cfg-runtime">{escape(t["runtime"])}</label>'
                 f'<select id="cfg-runtime" name="runtime">{runtimes}</select></div>',
                 f'<div class="configurator__field"><label for="cfg-kv_cache">{escape(t["kv_cache"])}</label>'
@@ -194,9 +194,7 @@ class ConfiguratorHtml:
             "", [("", t["all"]), ("single", t["single"]), ("split", t["split"]), ("none", t["none"])]
         )
         gpus = self._options("", [("", t["all"]), *((g.id, g.name) for g in c.gpus.values())])
-        links = self._options(
-            "", [("", t["all"]), *((k, t[f"link_{k}"]) for k in ("one-card", "pcie", "nvlink-bridge", "nvlink"))]
-        )
+        links = self._options("", [("", t["all"]), *((k, t[f"link_{k}"]) for k in LINK_CLASSES)])
         return (
             '<div class="configurator__controls" data-controls hidden>'
             f'<label>{escape(t["filter_verdict"])} <select data-filter="verdict">{verdicts}</select></label>'

@@ -130,3 +130,26 @@ def test_a_forced_layout_and_memory_share_are_read_from_the_request(catalog):
     for bad in ("half", float("nan"), True):
         with pytest.raises(EngineError, match=r"memory.utilization"):
             evaluate(catalog, {**request, "memory_utilization": bad})
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_the_widget_reads_its_limits_and_link_classes_from_the_engine(catalog, monkeypatch, locale):
+    import re
+
+    from macros import configurator_html
+    from macros.fitengine import api
+
+    # Change the engine's contract: the widget must follow it, whatever the values are.
+    monkeypatch.setattr(configurator_html, "LIMITS", {"context": 123_457, "concurrency": 77})
+    monkeypatch.setattr(configurator_html, "LINK_CLASSES", ("pcie", "nvlink"))
+    html = configurator_html.ConfiguratorHtml(catalog, locale).render("/", "llama-3.1-8b", "bf16")
+    assert re.search(r'name="context"[^>]*max="123457"', html)
+    assert re.search(r'name="concurrency"[^>]*max="77"', html)
+    links = re.search(r'data-filter="link">(.*?)</select>', html, re.S).group(1)
+    assert re.findall(r'value="([^"]*)"', links) == ["", "pcie", "nvlink"]
+    # and the engine's own values are the catalog checks' bounds
+    from macros.catalog_checks import RANGES
+
+    assert RANGES[("assumptions", "default_context")][1] == api.LIMITS["context"]
+    assert RANGES[("assumptions", "default_concurrency")][1] == api.LIMITS["concurrency"]
+    assert {api.link_class(catalog, n) for n in catalog.nodes} <= set(api.LINK_CLASSES)

@@ -15,7 +15,7 @@ from typing import Any
 from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError, shown
-from .fit import Workload, fit_all, fit_node, workload
+from .fit import MAX_CONCURRENCY, MAX_TOKENS, Workload, fit_all, fit_node, workload
 from .health import check_allreduce, check_nvlink, check_topology
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
@@ -30,6 +30,10 @@ SCHEMA_VERSION = 1
 CUSTOM_CHARS = 100_000  # characters of its JSON
 CUSTOM_DEPTH = 32  # levels of nested objects and lists
 CUSTOM_LINK = 32_000  # characters of `custom=` in a link (web servers refuse far longer addresses)
+# The longest context and the most users a request may ask for (the form's max, the catalog's bounds).
+LIMITS = {"context": MAX_TOKENS, "concurrency": MAX_CONCURRENCY}
+# How a node's cards talk, from the most isolated to the best linked (the table's filter).
+LINK_CLASSES = ("one-card", "pcie", "nvlink-bridge", "nvlink")
 _DIGITS = re.compile(r"[0-9]{1,12}")
 
 
@@ -93,9 +97,10 @@ def link_class(catalog: Catalog, node_id: str | Node) -> str:
     """How the node's cards talk: one-card, pcie, nvlink-bridge or nvlink (SXM boards)."""
     node = node_id if isinstance(node_id, Node) else catalog.node(node_id)
     nvlink = catalog.topologies[node.topology].nvlink
+    one_card, pcie, bridge, sxm = LINK_CLASSES
     if node.count == 1:
-        return "one-card"
-    return {"none": "pcie", "bridge": "nvlink-bridge", "sxm": "nvlink"}[nvlink]
+        return one_card
+    return {"none": pcie, "bridge": bridge, "sxm": sxm}[nvlink]
 
 
 def answer(
