@@ -175,6 +175,7 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     """
     from macros.build_answers import raw_answers
     from macros.fitengine.api import with_reason_text
+    from macros.fitengine.reasons import REASON_DIGITS
     from macros.locale_format import Formatter
 
     fmt = Formatter(locale)
@@ -183,7 +184,7 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     bundles: dict[str, dict[str, Any]] = {}
     for model, by_format in raw_answers(data).items():
         for fmt_id, raw in by_format.items():
-            rendered = with_reason_text(raw, locale, lambda v: fmt.number(v, 1))
+            rendered = with_reason_text(raw, locale, lambda v: fmt.number(v, REASON_DIGITS))
             bundles.setdefault(fmt_id, {})[model] = rendered
     for fmt_id, answers in bundles.items():
         bundle = {"version": 1, "locale": locale, "format": fmt_id, "answers": answers}

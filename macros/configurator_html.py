@@ -14,6 +14,7 @@ from typing import Any
 
 from macros.fitengine import Catalog, answer
 from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK, LIMITS, LINK_CLASSES
+from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
 from macros.pyodide_dist import pyodide_version
@@ -73,7 +74,7 @@ class ConfiguratorHtml:
         self.t = WIDGET[locale]
 
     def number(self, value: float) -> str:
-        return self.fmt.number(value, 1)
+        return self.fmt.number(value, REASON_DIGITS)
 
     def render(self, root: str, model: str, fmt: str, compact: bool = False, methodology: str = "") -> str:
         """The widget; `methodology` is the address of the page its figures are explained on."""

@@ -20,6 +20,7 @@ from macros.fitengine import (
     render,
     weight_bytes,
 )
+from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import LABELS, UNMAPPED
 from macros.locale_format import UNITS, Formatter
 
@@ -1003,7 +1004,9 @@ class GuideMacros:
         return "—" if value is None else f"{self.fmt.number(value)} tok/s"
 
     def _reason(self, r: NodeFit) -> str:
-        return " ".join(render(x, self.locale, lambda v: self.fmt.number(v, 1)) for x in (r.reason, *r.notes))
+        return " ".join(
+            render(x, self.locale, lambda v: self.fmt.number(v, REASON_DIGITS)) for x in (r.reason, *r.notes)
+        )
 
     def _cheapest(self, fits: list[NodeFit], single: bool) -> str:
         candidates = [r for r in fits if r.verdict == "single" or (not single and r.verdict == "split")]

@@ -11,6 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+# Decimals of every number in a reason sentence, wherever it is written: the build, the
+# guides, and the browser (whose worker reads it from here).
+REASON_DIGITS = 1
+
 
 @dataclass(frozen=True)
 class Reason:
