@@ -11,6 +11,7 @@ import pytest
 from macros.fitengine import EngineError
 from macros.fitengine.api import raw_answer
 from macros.i18n import WIDGET
+from macros.locales import codes
 
 ENGINE = Path(__file__).resolve().parent.parent / "macros" / "fitengine"
 
@@ -132,7 +133,7 @@ def test_a_forced_layout_and_memory_share_are_read_from_the_request(catalog):
             evaluate(catalog, {**request, "memory_utilization": bad})
 
 
-@pytest.mark.parametrize("locale", ["fr", "en"])
+@pytest.mark.parametrize("locale", codes())
 def test_the_widget_reads_its_limits_and_link_classes_from_the_engine(catalog, monkeypatch, locale):
     import re
 

@@ -20,6 +20,7 @@ import pytest
 from macros.build_site import BuildFailed, build_site
 
 from .conftest import ROOT
+from .site_build import LOCALES
 from .site_build import build_site as build_locales
 from .test_catalog_loader import edit
 
@@ -128,7 +129,7 @@ def test_catalog_sources_are_rendered_as_text(tmp_path, catalog_copy):
 def test_locale_404_pages_link_and_load_under_the_site_path(tmp_path, monkeypatch, base):
     monkeypatch.setenv("SITE_BASE", base)
     site = build_locales(tmp_path / "site")
-    for locale in ("fr", "en"):
+    for locale in LOCALES:
         html = (site / locale / "404.html").read_text(encoding="utf-8")
         urls = set(re.findall(r'(?:href|src)="([^"]+)"', html))
         assert urls

@@ -571,7 +571,7 @@ def test_sorting_uses_raw_values_in_english_and_memory_sorts_by_gigabytes(browse
 @pytest.mark.parametrize("size", [(1440, 900), (390, 844)])
 def test_the_answer_is_on_screen_and_the_page_never_scrolls_sideways(browser, server, size):
     # Defects 2 and 4: the node, its price and speed above the fold, at a desktop and a phone width.
-    for locale in ("fr", "en"):
+    for locale in LOCALES:
         context = browser.new_context(viewport={"width": size[0], "height": size[1]})
         page = context.new_page()
         page.goto(
