@@ -22,6 +22,7 @@ from typing import Any
 
 from macros.catalog_loader import CATALOG_DIR, CatalogError, load_catalog
 from macros.fitengine import EngineError, check_measurement, describe, evaluate, from_hf_config, render
+from macros.fitengine.api import MEASUREMENTS
 from macros.fitengine.catalog import Catalog
 
 
@@ -76,10 +77,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What each of the engine's kinds of measurement reads, for the help text.
 MEASURED = {
-    "topo": "the output of `nvidia-smi topo -m`",
-    "nvlink": "the output of `nvidia-smi nvlink --status`",
-    "allreduce": "the output of nccl-tests' all_reduce_perf",
+    kind: {
+        "topo": "the output of `nvidia-smi topo -m`",
+        "nvlink": "the output of `nvidia-smi nvlink --status`",
+        "allreduce": "the output of nccl-tests' all_reduce_perf",
+    }.get(kind, f"a `{kind}` measurement")
+    for kind in MEASUREMENTS
 }
 
 
