@@ -126,6 +126,12 @@ class GuideMacros:
                 "best_price",
                 "price_at",
                 "speed_at",
+                "api_price",
+                "api_cost",
+                "api_read",
+                "api_source",
+                "api_breakeven",
+                "api_breakeven_table",
             )
         }
 
@@ -897,6 +903,83 @@ class GuideMacros:
         c = self.catalog
         r = fit_node(c, workload(c, model_id, fmt_id, None, users), c.node(node_id))
         return self._tok(r.decode_tok_s_total if total else r.decode_tok_s_per_user)
+
+    # --- per-token APIs (catalog/api_prices.yaml) --------------------------------------
+
+    def api_price(self, price_id: str, part: str = "output") -> str:
+        """What the API charges per million `input` or `output` tokens, as the provider wrote it."""
+        return self.fmt.usd(self._api(price_id)[part]["value"], cents=True)
+
+    def api_cost(self, price_id: str) -> str:
+        """The API's bill per million output tokens, the prompts of the engine's default request included."""
+        return self.fmt.usd(self._api_per_output_mtok(price_id), cents=True)
+
+    def api_read(self, price_id: str) -> str:
+        """The day the price was read, written the locale's way (2 décembre 2026, December 2, 2026)."""
+        import datetime
+
+        from babel.dates import format_date
+
+        return format_date(datetime.date.fromisoformat(self._api(price_id)["read"]), "long", locale=self.locale)
+
+    def api_source(self, price_id: str) -> str:
+        """The page the price was read on, cited as text."""
+        return self._cite(self._api(price_id)["url"])
+
+    def api_breakeven(self, price_id: str, fmt_id: str, node_id: str, part: str = "tokens") -> str:
+        """One figure of the break-even: `tokens` (millions a month), `rate` (tok/s) or `users`."""
+        tokens, rate, users, peak = self._breakeven(price_id, fmt_id, node_id)
+        if part == "tokens":
+            return self.fmt.number(tokens)
+        if part == "rate":
+            return self._tok(rate)
+        return self.fmt.number(users) if users else self.t["be_never"].format(rate=self._tok(peak))
+
+    def api_breakeven_table(self, price_id: str, fmt_id: str, *node_ids: str) -> str:
+        """Where each node starts costing less than the API: tokens a month, the rate, the users it takes."""
+        t, c = self.t, self.catalog
+        rows = []
+        for node_id in node_ids:
+            tokens, rate, users, peak = self._breakeven(price_id, fmt_id, node_id)
+            rows.append(
+                [
+                    f"`{node_id}`",
+                    f"{self.fmt.usd(c.node(node_id).price_month_usd)}{t['per_month']}",
+                    self.fmt.number(tokens),
+                    self._tok(rate),
+                    self.fmt.number(users) if users else t["be_never"].format(rate=self._tok(peak)),
+                ]
+            )
+        return _table([t["node"], t["price_month"], t["be_tokens"], t["be_rate"], t["be_users"]], rows)
+
+    def _api(self, price_id: str) -> dict[str, Any]:
+        return next(p for p in self.data["api_prices"] if p["id"] == price_id)
+
+    def _api_per_output_mtok(self, price_id: str) -> float:
+        """Input and output price folded into one per million output tokens, at the default request's lengths."""
+        price, a = self._api(price_id), self.catalog.assumptions
+        return price["output"]["value"] + price["input"]["value"] * a.default_input_tokens / a.default_output_tokens
+
+    def _breakeven(self, price_id: str, fmt_id: str, node_id: str) -> tuple[float, float, int, float]:
+        """Millions of output tokens a month above which the node costs less than the API, the
+        average tok/s that is, the fewest users at once whose node total reaches it (0: none does),
+        and the node's highest total."""
+        c = self.catalog
+        model_id = self._api(price_id)["model"]
+        node = c.node(node_id)
+        tokens = node.price_month_usd / self._api_per_output_mtok(price_id)
+        rate = tokens * 1e6 / (c.assumptions.hours_per_month * 3600)
+        fit = self._fit(model_id, fmt_id)[node_id]
+        if fit.verdict == "none":
+            raise ValueError(f"{model_id} in {fmt_id} does not fit {node_id}: it has no break-even with an API")
+        most = fit.max_concurrency
+        peak = 0.0
+        for users in range(1, most + 1):
+            total = fit_node(c, workload(c, model_id, fmt_id, None, users), node).decode_tok_s_total or 0.0
+            if total >= rate:
+                return tokens, rate, users, total
+            peak = max(peak, total)
+        return tokens, rate, 0, peak
 
     # --- helpers ------------------------------------------------------------------------
 

@@ -150,6 +150,10 @@ LABELS: dict[str, dict[str, str]] = {
         "attn_gqa": "à têtes groupées (GQA)",
         "kv_per_token": "Cache KV par token",
         "resolution": "Référence",
+        "be_tokens": "Seuil, en millions de tokens générés par mois",
+        "be_rate": "Débit moyen qu’il demande, jour et nuit",
+        "be_users": "Utilisateurs simultanés qu’il faut",
+        "be_never": "hors de portée (le nœud plafonne à {rate})",
     },
     "en": {
         "link": "Link",
@@ -298,6 +302,10 @@ LABELS: dict[str, dict[str, str]] = {
         "attn_gqa": "grouped-query (GQA)",
         "kv_per_token": "KV cache per token",
         "resolution": "Reference",
+        "be_tokens": "Break-even, million output tokens a month",
+        "be_rate": "Average rate it takes, around the clock",
+        "be_users": "Users at once it takes",
+        "be_never": "out of reach (the node peaks at {rate})",
     },
 }
 

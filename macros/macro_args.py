@@ -36,6 +36,7 @@ KINDS = {
     "slow": "link",
     "link_id": "link",
     "key": "assumption",
+    "price_id": "API price",
 }
 FILES = {
     "node": "catalog/nodes.yaml",
@@ -44,12 +45,14 @@ FILES = {
     "GPU": "catalog/gpus.yaml",
     "link": "catalog/interconnects.yaml",
     "assumption": "catalog/assumptions.yaml",
+    "API price": "catalog/api_prices.yaml",
 }
 
 
-def valid_ids(catalog: Catalog) -> dict[str, list[str]]:
-    """Every id a guide may name, by kind."""
+def valid_ids(catalog: Catalog, data: dict[str, Any] | None = None) -> dict[str, list[str]]:
+    """Every id a guide may name, by kind (`data`, the validated YAML, for what the engine does not read)."""
     return {
+        "API price": [price["id"] for price in (data or {}).get("api_prices", [])],
         "node": [node.id for node in catalog.nodes],
         "model": [*catalog.llms, *catalog.diffusion],
         "format": list(catalog.formats),

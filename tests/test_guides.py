@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.fitengine import fit_all, workload
+from macros.fitengine import fit_all, fit_node, workload
 from macros.fitengine.health import expected_nvlinks
 from macros.fitengine.reasons import TEMPLATES
 from macros.i18n import LABELS, MEASURE, UNMAPPED, WIDGET
@@ -244,3 +244,63 @@ def test_the_training_example_can_run(site, catalog, locale):
         node = catalog.node(re.search(r"<code>([^<]+)</code>", row).group(1))
         assert node.count == 4
         assert state < catalog.gpus[node.gpu].memory_usable_bytes
+
+
+# --- a per-token API against a monthly node --------------------------------------------------
+
+READ_DATE = {"fr": "2 décembre 2026", "en": "December 2, 2026"}  # the day catalog/api_prices.yaml was read
+PRICES_CHANGE = {"fr": "prix des API changent", "en": "API prices change"}
+
+
+def _number(text: str) -> float:
+    return float(text.replace(NNBSP, "").replace("\u00a0", "").replace(",", "").replace(" ", ""))
+
+
+def _breakeven_rows(html: str, locale: str) -> dict[str, str]:
+    t = LABELS[locale]
+    start = html.index(t["be_tokens"])
+    table = html[start : html.index("</table>", start)]
+    return {re.search(r"<code>([^<]+)</code>", r).group(1): r for r in _rows(table) if "<td>" in r}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize(
+    ("key", "price_id", "fmt"),
+    [("nvlink", "cloudflare-llama-3.3-70b-fp8", "bf16"), ("quantization", "wandb-llama-3.3-70b", "awq-int4")],
+)
+def test_guides_say_where_a_node_beats_a_per_token_api(site, catalog, catalog_data, locale, key, price_id, fmt):
+    """The node's monthly price over the API's bill per million output tokens (prompts at the
+    default request's lengths included) is the break-even; the users it takes are the fewest whose
+    node total reaches that rate, or none when the full node never does."""
+    price = next(p for p in catalog_data["api_prices"] if p["id"] == price_id)
+    a = catalog.assumptions
+    per_output = price["output"]["value"] + price["input"]["value"] * a.default_input_tokens / a.default_output_tokens
+    html = _guide(site, locale, key)
+    text = unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)))
+    assert READ_DATE[locale] in text and price["url"] in text and PRICES_CHANGE[locale] in text
+    rows = _breakeven_rows(html, locale)
+    assert len(rows) >= 4
+    reachable = unreachable = 0
+    for node_id, row in rows.items():
+        node = catalog.node(node_id)
+        cells = [unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)]
+        tokens = node.price_month_usd / per_output
+        assert _number(cells[2]) == pytest.approx(tokens, abs=0.5), node_id
+        rate = tokens * 1e6 / (a.hours_per_month * 3600)
+        assert _number(cells[3].removesuffix(" tok/s")) == pytest.approx(rate, abs=0.5), node_id
+        totals = []
+        for users in range(1, 400):
+            r = fit_node(catalog, workload(catalog, price["model"], fmt, None, users), node)
+            if r.verdict == "none":
+                break
+            totals.append(r.decode_tok_s_total)
+        needed = next((n for n, total in enumerate(totals, 1) if total >= rate), None)
+        if needed is None:
+            unreachable += 1
+            assert LABELS[locale]["be_never"].split("{")[0] in cells[4], node_id
+        else:
+            reachable += 1
+            assert _number(cells[4]) == needed, node_id
+    assert reachable
+    if key == "nvlink":
+        assert unreachable  # a PCIe node whose whole output never pays for itself at this price
