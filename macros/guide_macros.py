@@ -132,6 +132,9 @@ class GuideMacros:
                 "api_source",
                 "api_breakeven",
                 "api_breakeven_table",
+                "image_timing_table",
+                "image_ratio",
+                "image_cheapest",
             )
         }
 
@@ -903,6 +906,79 @@ class GuideMacros:
         c = self.catalog
         r = fit_node(c, workload(c, model_id, fmt_id, None, users), c.node(node_id))
         return self._tok(r.decode_tok_s_total if total else r.decode_tok_s_per_user)
+
+    # --- published image times (catalog/image_timings.yaml) -----------------------------
+
+    def image_timing_table(self, *timing_ids: str) -> str:
+        """Published times per image on several cards, each card's measured speed against the
+        first's, beside the ratio of their datasheet throughput that the engine prices work by."""
+        t, c = self.t, self.catalog
+        first = self._timing(timing_ids[0])
+        ref_name = self._short(c.gpus[first["gpu"]].name)
+        rows = []
+        for timing_id in timing_ids:
+            timing = self._timing(timing_id)
+            measure = ", ".join(
+                [
+                    _text(timing["published_model"]),
+                    timing["resolution"].replace(" x ", " × "),
+                    t["img_steps"].format(steps=self.fmt.number(timing["steps"])),
+                    c.formats[timing["format"]].name,
+                ]
+            )
+            measured, datasheet = self._image_ratios(timing_ids[0], timing_id)
+            rows.append(
+                [
+                    self._short(c.gpus[timing["gpu"]].name),
+                    measure,
+                    self.fmt.unit(timing["seconds"]["value"], "s", 1),
+                    f"{self.fmt.number(measured, 2)} ×",
+                    f"{self.fmt.number(datasheet, 2)} ×",
+                    self.fmt.usd(self._card_hour(timing["gpu"]) * timing["seconds"]["value"] / 3600 * 1000, cents=True),
+                    self._cite(timing["url"]),
+                ]
+            )
+        header = [t["gpu"], t["img_measure"], t["img_time"], t["img_ratio"].format(ref=ref_name), t["img_engine"]]
+        return _table([*header, t["img_thousand"], t["source"]], rows)
+
+    def _card_hour(self, gpu_id: str) -> float:
+        """The lowest price of one hour of one card of `gpu_id` among the nodes."""
+        c = self.catalog
+        return min(n.price_month_usd / n.count for n in c.nodes if n.gpu == gpu_id) / c.assumptions.hours_per_month
+
+    def image_ratio(self, reference_id: str, timing_id: str, datasheet: bool = False) -> str:
+        """How much faster the second card is than the first: measured, or from the datasheets."""
+        measured, sheet = self._image_ratios(reference_id, timing_id)
+        return self.fmt.number(sheet if datasheet else measured, 1)
+
+    def image_cheapest(self, *timing_ids: str) -> str:
+        """The card whose images cost least at their published times and the cheapest card-hour."""
+        c = self.catalog
+        best = min(
+            (self._timing(x) for x in timing_ids), key=lambda x: self._card_hour(x["gpu"]) * x["seconds"]["value"]
+        )
+        return self._short(c.gpus[best["gpu"]].name)
+
+    def _timing(self, timing_id: str) -> dict[str, Any]:
+        return next(x for x in self.data["image_timings"] if x["id"] == timing_id)
+
+    def _image_ratios(self, reference_id: str, timing_id: str) -> tuple[float, float]:
+        """The second card's speed over the first's: from the published times (same steps and
+        resolution required), and from the dense throughput the engine uses (diffusion.dense_tflops)."""
+        from macros.fitengine.diffusion import dense_tflops
+
+        c = self.catalog
+        ref, timing = self._timing(reference_id), self._timing(timing_id)
+        if (ref["steps"], ref["resolution"], ref["format"]) != (
+            timing["steps"],
+            timing["resolution"],
+            timing["format"],
+        ):
+            raise ValueError(f"{reference_id} and {timing_id} measure different work: their times do not compare")
+        fmt = c.formats[timing["format"]]
+        measured = ref["seconds"]["value"] / timing["seconds"]["value"]
+        sheet = dense_tflops(c.gpus[timing["gpu"]], fmt) / dense_tflops(c.gpus[ref["gpu"]], fmt)
+        return measured, sheet
 
     # --- per-token APIs (catalog/api_prices.yaml) --------------------------------------
 

@@ -154,6 +154,12 @@ LABELS: dict[str, dict[str, str]] = {
         "be_rate": "Débit moyen qu’il demande, jour et nuit",
         "be_users": "Utilisateurs simultanés qu’il faut",
         "be_never": "hors de portée (le nœud plafonne à {rate})",
+        "img_measure": "Mesure publiée",
+        "img_steps": "{steps}\u00a0pas",
+        "img_time": "Temps d’une image",
+        "img_ratio": "Vitesse mesurée, par rapport à la {ref}",
+        "img_engine": "Vitesse selon les fiches techniques (BF16 dense), celle que compte le moteur",
+        "img_thousand": "Prix de 1\u00a0000 images à ce temps, au prix horaire d’une carte",
     },
     "en": {
         "link": "Link",
@@ -306,6 +312,12 @@ LABELS: dict[str, dict[str, str]] = {
         "be_rate": "Average rate it takes, around the clock",
         "be_users": "Users at once it takes",
         "be_never": "out of reach (the node peaks at {rate})",
+        "img_measure": "Published measurement",
+        "img_steps": "{steps} steps",
+        "img_time": "Time per image",
+        "img_ratio": "Measured speed, relative to the {ref}",
+        "img_engine": "Speed from the datasheets (dense BF16), what the engine counts",
+        "img_thousand": "Price of 1,000 images at that time, at one card's hourly price",
     },
 }
 

@@ -195,3 +195,38 @@ def test_an_unquoted_read_date_is_refused_by_the_schema(catalog_copy):
         p.startswith("catalog/api_prices.yaml: api_prices[0] " + CF + ": read: expected a value of type string")
         for p in found
     ), found
+
+
+# --- published image times (catalog/image_timings.yaml) ----------------------------------------
+
+PRO = "gigagpu-flux-schnell-rtx-pro-6000"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "expected"),
+    [
+        ("gpu: rtx-pro-6000", "gpu: rtx-pro-9000", "gpu", "a GPU id of catalog/gpus.yaml"),
+        (
+            "model: flux.1-dev\n    format: bf16\n    gpu: rtx-pro",
+            "model: llama-3.3-70b\n    format: bf16\n    gpu: rtx-pro",
+            "model",
+            "an image or video model id",
+        ),
+        ("value: 0.6", "value: 0.5", "seconds.value", "the quote to show 0.5"),
+    ],
+)
+def test_a_wrong_image_timing_is_refused(catalog_copy, old, new, field, expected):
+    edit(catalog_copy, "image_timings", old, new)
+    found = problems(catalog_copy)
+    assert any(
+        p.startswith(f"catalog/image_timings.yaml: image_timing {PRO}: {field}: expected {expected}") for p in found
+    ), found
+
+
+def test_an_image_time_in_milliseconds_typed_as_seconds_is_out_of_range(catalog_copy):
+    edit(catalog_copy, "image_timings", "value: 0.6", "value: 60000")
+    edit(catalog_copy, "image_timings", "~0.6s", "~60000s")
+    assert any(
+        "image_timing " + PRO + ": seconds.value: expected between 0.01 and 36,000 s" in p
+        for p in problems(catalog_copy)
+    )

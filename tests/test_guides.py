@@ -252,8 +252,11 @@ READ_DATE = {"fr": "2 décembre 2026", "en": "December 2, 2026"}  # the day cata
 PRICES_CHANGE = {"fr": "prix des API changent", "en": "API prices change"}
 
 
-def _number(text: str) -> float:
-    return float(text.replace(NNBSP, "").replace("\u00a0", "").replace(",", "").replace(" ", ""))
+def _number(text: str, locale: str = "en") -> float:
+    """The first number of a cell, read the locale's way (French: 1 234,5; English: 1,234.5)."""
+    digits = re.search(r"[\d\u202f\u00a0 ,.]*\d", text).group(0)
+    digits = re.sub(r"[\u202f\u00a0 ]", "", digits)
+    return float(digits.replace(",", ".") if locale == "fr" else digits.replace(",", ""))
 
 
 def _breakeven_rows(html: str, locale: str) -> dict[str, str]:
@@ -285,9 +288,9 @@ def test_guides_say_where_a_node_beats_a_per_token_api(site, catalog, catalog_da
         node = catalog.node(node_id)
         cells = [unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)]
         tokens = node.price_month_usd / per_output
-        assert _number(cells[2]) == pytest.approx(tokens, abs=0.5), node_id
+        assert _number(cells[2], locale) == pytest.approx(tokens, abs=0.5), node_id
         rate = tokens * 1e6 / (a.hours_per_month * 3600)
-        assert _number(cells[3].removesuffix(" tok/s")) == pytest.approx(rate, abs=0.5), node_id
+        assert _number(cells[3], locale) == pytest.approx(rate, abs=0.5), node_id
         totals = []
         for users in range(1, 400):
             r = fit_node(catalog, workload(catalog, price["model"], fmt, None, users), node)
@@ -300,7 +303,47 @@ def test_guides_say_where_a_node_beats_a_per_token_api(site, catalog, catalog_da
             assert LABELS[locale]["be_never"].split("{")[0] in cells[4], node_id
         else:
             reachable += 1
-            assert _number(cells[4]) == needed, node_id
+            assert _number(cells[4], locale) == needed, node_id
     assert reachable
     if key == "nvlink":
         assert unreachable  # a PCIe node whose whole output never pays for itself at this price
+
+
+# --- published image times against the datasheets --------------------------------------------
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_image_guide_sets_published_flux_times_beside_the_datasheet_ratio(site, catalog, catalog_data, locale):
+    """Each published time is shown; the measured ratio is the times' ratio, the engine's is the
+    cards' dense BF16 ratio, and a thousand images cost the cheapest card-hour times their time."""
+    timings = catalog_data["image_timings"]
+    html = _guide(site, locale, "image-video")
+    t = LABELS[locale]
+    start = html.index(t["img_time"])
+    table = html[start : html.index("</table>", start)]
+    rows = [r for r in _rows(table) if "<td>" in r]
+    assert len(rows) == len(timings)
+    ref = timings[0]
+    for timing, row in zip(timings, rows, strict=True):
+        gpu = catalog.gpus[timing["gpu"]]
+        cells = [unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)]
+        assert gpu.name.removeprefix("NVIDIA ").removeprefix("GeForce ") == cells[0]
+        assert f"{timing['steps']}" in cells[1] and timing["resolution"].split(" x ")[0] in cells[1]
+        assert _number(cells[2], locale) == timing["seconds"]["value"]
+        measured = ref["seconds"]["value"] / timing["seconds"]["value"]
+        datasheet = gpu.bf16_tflops / catalog.gpus[ref["gpu"]].bf16_tflops
+        assert _number(cells[3], locale) == pytest.approx(measured, abs=0.005)
+        assert _number(cells[4], locale) == pytest.approx(datasheet, abs=0.005)
+        card_hour = (
+            min(n.price_month_usd / n.count for n in catalog.nodes if n.gpu == timing["gpu"])
+            / catalog.assumptions.hours_per_month
+        )
+        assert _number(cells[5], locale) == pytest.approx(
+            card_hour * timing["seconds"]["value"] / 3600 * 1000, abs=0.005
+        )
+        assert timing["url"] in row
+    # The point of the table: the measured gap is far from the datasheets' one.
+    pro = next(x for x in timings if x["gpu"] == "rtx-pro-6000")
+    assert catalog.gpus["rtx-pro-6000"].bf16_tflops / catalog.gpus["rtx-5090"].bf16_tflops > 2 * (
+        ref["seconds"]["value"] / pro["seconds"]["value"]
+    )
