@@ -635,9 +635,15 @@ MEASURE: dict[str, dict[str, str]] = {
 SITE: dict[str, dict[str, str]] = {
     "fr": {
         "scroll_region": "Tableau défilant",
+        "not_found_title": "Page introuvable",
+        "not_found_text": "Cette adresse ne mène à aucune page du site\u202f: elle a pu changer, ou être mal recopiée.",
+        "not_found_home": "Revenir à l’accueil des guides",
     },
     "en": {
         "scroll_region": "Scrolling table",
+        "not_found_title": "Page not found",
+        "not_found_text": "This address leads to no page of the site: it may have moved, or been mistyped.",
+        "not_found_home": "Back to the guides' home page",
     },
 }
 

@@ -13,7 +13,7 @@ import pytest
 from macros.fitengine import fit_all, fit_node, workload
 from macros.fitengine.health import expected_nvlinks
 from macros.fitengine.reasons import TEMPLATES
-from macros.i18n import LABELS, MEASURE, UNMAPPED, WIDGET
+from macros.i18n import LABELS, MEASURE, SITE, UNMAPPED, WIDGET
 
 from .site_build import build_site
 from .test_site import LOCALES, page_file
@@ -61,13 +61,9 @@ class Text(HTMLParser):
 
 
 def french_pages(site: Path) -> list[Path]:
-    # 404.html is the theme's own template (overrides/ holds no French copy of it yet).
+    """Every French page a reader can land on, the 404 page included."""
     root = site / "fr"
-    return [
-        p
-        for p in sorted(root.rglob("*.html"))
-        if not {"search", "assets"} & set(p.relative_to(root).parts) and p != root / "404.html"
-    ]
+    return [p for p in sorted(root.rglob("*.html")) if not {"search", "assets"} & set(p.relative_to(root).parts)]
 
 
 def page_text(path: Path) -> str:
@@ -79,7 +75,13 @@ def page_text(path: Path) -> str:
 def french_strings() -> dict[str, str]:
     """Every French string the site's code writes: tables, widgets, the engine's sentences."""
     out = {}
-    for name, table in (("LABELS", LABELS), ("WIDGET", WIDGET), ("MEASURE", MEASURE), ("UNMAPPED", UNMAPPED)):
+    for name, table in (
+        ("LABELS", LABELS),
+        ("WIDGET", WIDGET),
+        ("MEASURE", MEASURE),
+        ("UNMAPPED", UNMAPPED),
+        ("SITE", SITE),
+    ):
         out.update({f"{name}.{k}": v for k, v in table["fr"].items()})
     out.update({f"reasons.{k}": v for k, v in TEMPLATES["fr"].items()})
     return out
@@ -126,6 +128,24 @@ def test_no_english_left_on_french_pages(site):
 def test_no_english_in_french_strings():
     found = {k: english_words(re.sub(r"\{\w+\}", "", v)) for k, v in french_strings().items()}
     assert not {k: v for k, v in found.items() if v}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_each_locale_404_page_speaks_its_language_and_is_styled(site, locale):
+    """The page a host serves for a missing address: the locale's words in the theme's layout,
+    never Material's own English heading."""
+    html = (site / locale / "404.html").read_text()
+    assert "404 - Not found" not in html
+    words = SITE[locale]
+    article = html[html.index('<article class="md-content__inner md-typeset">') :]
+    assert f"<h1>{words['not_found_title']}</h1>" in article and words["not_found_text"] in unescape(article)
+    assert re.search(
+        r'<link rel="stylesheet" href="/' + locale + r'/assets/stylesheets/main\.[0-9a-f]+\.min\.css">', html
+    )
+    assert f'<link rel="stylesheet" href="/{locale}/assets/stylesheets/site.css">' in html
+    assert f'<a href="/{locale}/">{words["not_found_home"]}</a>' in unescape(html)
+    assert f"<title>{words['not_found_title']} · " in html
+    assert f'<html lang="{locale}"' in html
 
 
 def test_french_pages_write_french_byte_units(site):
