@@ -6,6 +6,7 @@ Every number comes from the catalog through the engine and is formatted for the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
@@ -135,6 +136,7 @@ class GuideMacros:
                 "image_timing_table",
                 "image_ratio",
                 "image_cheapest",
+                "ttft_chart",
             )
         }
 
@@ -906,6 +908,80 @@ class GuideMacros:
         c = self.catalog
         r = fit_node(c, workload(c, model_id, fmt_id, None, users), c.node(node_id))
         return self._tok(r.decode_tok_s_total if total else r.decode_tok_s_per_user)
+
+    # --- charts ---------------------------------------------------------------------------
+
+    def ttft_chart(
+        self,
+        model_id: str,
+        fmt_id: str,
+        *node_ids: str,
+        prompts: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32768, 65536),
+    ) -> str:
+        """Time to first token against prompt length, one user, the model split over each node's
+        cards: a line per node (dashed on PCIe), with a description and the values as a table."""
+        from macros.charts import Series, line_chart
+        from macros.html_blocks import register
+
+        t, c = self.t, self.catalog
+        output = c.assumptions.default_output_tokens
+        series, values = [], {}
+        for node_id in node_ids:
+            node = c.node(node_id)
+            link = group_link(c, node, node.count)
+            points = []
+            for prompt in prompts:
+                work = workload(
+                    c,
+                    model_id,
+                    fmt_id,
+                    prompt + output,
+                    1,
+                    input_tokens=prompt,
+                    output_tokens=output,
+                    layout=(node.count, 1, 1),
+                )
+                r = fit_node(c, work, node)
+                if r.ttft_s is None:
+                    raise ValueError(f"{model_id} in {fmt_id} does not fit {node_id} with a {prompt}-token prompt")
+                points.append((float(prompt), r.ttft_s))
+            values[node_id] = points
+            dashed = link is None or c.links[link.link_id].kind != "nvlink"
+            # One color per card generation, so that a pair differing only by its link shares it.
+            groups = list(dict.fromkeys(c.gpus[c.node(n).gpu].architecture for n in node_ids))
+            series.append(Series(node_id, tuple(points), dashed, groups.index(c.gpus[node.gpu].architecture)))
+        seconds = lambda v: self.fmt.unit(v, "s", 2 if v < 10 else 1)  # noqa: E731
+        spans = ", ".join(
+            t["chart_ttft_span"].format(a=seconds(p[0][1]), b=seconds(p[-1][1]), node=n) for n, p in values.items()
+        )
+        title = t["chart_ttft_title"].format(
+            model=c.llms[model_id].name, format=c.formats[fmt_id].name, users=self.users(1)
+        )
+        svg = line_chart(
+            series,
+            chart_id=f"chart-ttft-{model_id}-{fmt_id}".replace(".", "-"),
+            title=title,
+            description=t["chart_ttft_desc"].format(
+                low=self.fmt.number(prompts[0]), high=self.fmt.number(prompts[-1]), spans=spans
+            ),
+            x_label=t["chart_ttft_x"],
+            y_label=t["chart_ttft_y"],
+            x_tick=lambda v: self.fmt.number(v),
+            y_tick=lambda v: self.fmt.number(v, 0 if v >= 1 else 1),
+            x_ticks=[float(p) for p in prompts],
+        )
+        head = "".join(f"<th><code>{escape(n)}</code></th>" for n in values)
+        rows = "".join(
+            f"<tr><td>{self.fmt.number(prompt)}</td>"
+            + "".join(f"<td>{seconds(values[n][i][1])}</td>" for n in values)
+            + "</tr>"
+            for i, prompt in enumerate(prompts)
+        )
+        table = f"<table><thead><tr><th>{t['prompt_tokens']}</th>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        return register(
+            f'<figure class="chart-figure">{svg}<figcaption>{escape(title)}. {t["chart_link_key"]}</figcaption></figure>'
+            f"<details><summary>{t['chart_values']}</summary>{table}</details>"
+        )
 
     # --- published image times (catalog/image_timings.yaml) -----------------------------
 

@@ -367,3 +367,49 @@ def test_image_guide_sets_published_flux_times_beside_the_datasheet_ratio(site, 
     assert catalog.gpus["rtx-pro-6000"].bf16_tflops / catalog.gpus["rtx-5090"].bf16_tflops > 2 * (
         ref["seconds"]["value"] / pro["seconds"]["value"]
     )
+
+
+# --- the NVLink guide's chart ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_nvlink_guide_charts_first_token_against_prompt_length(site, catalog, locale):
+    """The chart's values table holds the engine's time to first token for each node and prompt;
+    NVLink beats PCIe on the same card generation at every length; PCIe lines are dashed; the
+    SVG is named and described, and every figure is in the text alternative."""
+    html = _guide(site, locale, "nvlink")
+    start = html.index('<figure class="chart-figure">')
+    figure = html[start : html.index("</details>", start)]
+    svg = figure[: figure.index("</svg>")]
+    ids = re.search(r'aria-labelledby="([^"]+)"', svg).group(1).split()
+    assert all(f'id="{i}"' in svg for i in ids) and 'role="img"' in svg and "style=" not in svg
+    table = figure[figure.index("<table>") :]
+    nodes = re.findall(r"<th><code>([^<]+)</code></th>", table)
+    assert len(nodes) == 4
+    output = catalog.assumptions.default_output_tokens
+    times: dict[str, list[float]] = {n: [] for n in nodes}
+    for row in _rows(table)[1:]:
+        cells = re.findall(r"<td>(.*?)</td>", row)
+        prompt = int(_number(cells[0], locale))
+        for node_id, cell in zip(nodes, cells[1:], strict=True):
+            node = catalog.node(node_id)
+            work = workload(
+                catalog,
+                "llama-3.3-70b",
+                "bf16",
+                prompt + output,
+                1,
+                input_tokens=prompt,
+                output_tokens=output,
+                layout=(node.count, 1, 1),
+            )
+            ttft = fit_node(catalog, work, node).ttft_s
+            shown = 0.005 if ttft < 10 else 0.05  # two decimals below 10 s, one above
+            assert _number(cell, locale) == pytest.approx(ttft, abs=shown + 1e-9), (node_id, prompt)
+            times[node_id].append(ttft)
+    for pcie, nvlink in (("4x-a100-pcie-80gb", "4x-a100-sxm4-80gb"), ("4x-h100-pcie", "4x-h100-sxm")):
+        assert all(n < p for n, p in zip(times[nvlink], times[pcie], strict=True))
+        assert re.search(r'class="chart__line chart__line--dashed [^"]*"', svg)
+        assert f">{pcie}</text>" in svg and f">{nvlink}</text>" in svg
+    dashed = re.findall(r'<polyline class="chart__line chart__line--dashed', svg)
+    assert len(dashed) == 2
