@@ -413,3 +413,40 @@ def test_nvlink_guide_charts_first_token_against_prompt_length(site, catalog, lo
         assert f">{pcie}</text>" in svg and f">{nvlink}</text>" in svg
     dashed = re.findall(r'<polyline class="chart__line chart__line--dashed', svg)
     assert len(dashed) == 2
+
+
+# --- a French editor's and an American copy editor's reread --------------------------------------
+
+# Calques a French editor strikes: English turns of phrase in French words.
+CALQUES = (
+    "forte concurrence",
+    "ma concurrence",
+    "PR 1",
+    "test honnête",
+    "raccourcit chaque vidéo",
+    "recouvre la communication",
+)
+BRITISH = re.compile(
+    r"\b(colour|behaviour|favour|optimis\w*|quantis\w*|organis\w*|utilis\w*|modelled|modelling|labelled|catalogue|"
+    r"centre|licence|analyse|whilst|amongst|artefact|grey)\b",
+    re.I,
+)
+
+
+def test_french_pages_keep_no_calque(site):
+    found = {p.relative_to(site).as_posix(): [c for c in CALQUES if c in page_text(p)] for p in french_pages(site)}
+    assert not {k: v for k, v in found.items() if v}
+
+
+def test_english_pages_spell_american(site):
+    """Prose, tables and the sources they cite (code and scripts aside) use one spelling."""
+    root = site / "en"
+    pages = [p for p in sorted(root.rglob("*.html")) if not {"search", "assets"} & set(p.relative_to(root).parts)]
+    assert len(pages) >= 9
+    found = {}
+    for page in pages:
+        html = re.sub(r"<(script|pre|code|style)\b.*?</\1>", " ", page.read_text(), flags=re.S)
+        words = BRITISH.findall(unescape(re.sub(r"<[^>]+>", " ", html)))
+        if words:
+            found[page.relative_to(site).as_posix()] = sorted(set(words))
+    assert not found
