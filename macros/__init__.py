@@ -30,7 +30,7 @@ def define_env(env: Any) -> None:
         page_url=lambda: env.page.url if env.page else "",
         page_paths=env.conf["extra"]["page_paths"],
     )
-    ids = valid_ids(catalog)
+    ids = valid_ids(catalog, data)
     page = lambda: env.page.file.src_uri if env.page else "?"  # noqa: E731
     for name, function in guide.registrations().items():
         env.macro(checked(name, function, ids, page), name)

@@ -6,6 +6,7 @@ not (or is missing) is skipped, so one broken file does not bury the others unde
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections import Counter
 from collections.abc import Iterator
@@ -84,6 +85,9 @@ RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("runtimes", "layer_overhead"): (0, 10_000, "us"),
     ("runtimes", "moe_layer_overhead"): (0, 10_000, "us"),
     ("runtimes", "request_overhead"): (0, 10_000, "ms"),
+    ("api_prices", "input"): (0.001, 1_000, "USD/Mtok"),
+    ("api_prices", "output"): (0.001, 1_000, "USD/Mtok"),
+    ("image_timings", "seconds"): (0.01, 36_000, "s"),
 }
 # By kind of card: memory bandwidth (GB/s) and price per card-hour (USD), from the slowest GDDR
 # card to far beyond the fastest HBM board, and from spot prices to several times list prices.
@@ -105,6 +109,8 @@ def check(data: dict[str, Any]) -> list[Problem]:
         ("runtimes", "runtimes"),
         ("llms", "models"),
         ("diffusion", "models"),
+        ("api_prices", "api_prices"),
+        ("image_timings", "image_timings"),
     ):
         problems += _unique_ids(data.get(section), f"catalog/{file}.yaml", section)
     if "gpus" in data and "links" in data:
@@ -121,6 +127,10 @@ def check(data: dict[str, Any]) -> list[Problem]:
         problems += list(_llms(data))
     if "diffusion" in data:
         problems += list(_diffusion(data))
+    if {"api_prices", "llms", "formats"} <= data.keys():
+        problems += list(_api_prices(data))
+    if {"image_timings", "diffusion", "formats", "gpus"} <= data.keys():
+        problems += list(_image_timings(data))
     problems += list(_ranges(data))
     if "assumptions" in data and "gpus" in data:
         ref = data["assumptions"]["diffusion_reference_gpu"]["value"]
@@ -307,6 +317,53 @@ def _formats(data: dict[str, Any]) -> Iterator[Problem]:
             )
 
 
+def _api_prices(data: dict[str, Any]) -> Iterator[Problem]:
+    """Each API price names a catalog model (and format), a real day, and quotes its own figures."""
+    file = "catalog/api_prices.yaml"
+    for price in data["api_prices"]:
+        entry = f"api_price {price['id']}"
+        if price["model"] not in _ids(data["llms"]):
+            yield Problem(
+                file, entry, "model", f"expected a language model id of catalog/models.yaml, got {price['model']!r}"
+            )
+        served = price.get("served_format")
+        if served is not None and served not in _ids(data["formats"]):
+            yield Problem(file, entry, "served_format", f"expected a format id of catalog/formats.yaml, got {served!r}")
+        yield from _read_day(file, entry, price["read"])
+        for part in ("input", "output"):
+            value = price[part]["value"]
+            if not any(text in price["quote"] for text in (f"{value:g}", f"{value:.2f}")):
+                yield Problem(
+                    file, entry, f"{part}.value", f"expected the quote to show {value:g}, as the provider wrote it"
+                )
+
+
+def _image_timings(data: dict[str, Any]) -> Iterator[Problem]:
+    """Each published image time names a catalog image model, format and card, a real day, and
+    quotes its own figure."""
+    file = "catalog/image_timings.yaml"
+    for timing in data["image_timings"]:
+        entry = f"image_timing {timing['id']}"
+        for field, section, what in (
+            ("model", "diffusion", "an image or video model id of catalog/models.yaml"),
+            ("format", "formats", "a format id of catalog/formats.yaml"),
+            ("gpu", "gpus", "a GPU id of catalog/gpus.yaml"),
+        ):
+            if timing[field] not in _ids(data[section]):
+                yield Problem(file, entry, field, f"expected {what}, got {timing[field]!r}")
+        yield from _read_day(file, entry, timing["read"])
+        value = timing["seconds"]["value"]
+        if f"{value:g}" not in timing["quote"]:
+            yield Problem(file, entry, "seconds.value", f"expected the quote to show {value:g}, as the source wrote it")
+
+
+def _read_day(file: str, entry: str, day: str) -> Iterator[Problem]:
+    try:
+        datetime.date.fromisoformat(day)
+    except ValueError:
+        yield Problem(file, entry, "read", f"expected a real day as YYYY-MM-DD, got {day!r}")
+
+
 def _runtimes(data: dict[str, Any]) -> Iterator[Problem]:
     """Each runtime runs known formats; each format's default runtime exists and runs it."""
     formats = _ids(data["formats"])
@@ -432,6 +489,8 @@ SECTION_FILES = {
     "llms": "models",
     "diffusion": "models",
     "assumptions": "assumptions",
+    "api_prices": "api_prices",
+    "image_timings": "image_timings",
 }
 
 

@@ -22,7 +22,17 @@ from macros.fitengine.catalog import Catalog
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
 
 # Each catalog file and the schema that describes it (catalog/schema/<name>.schema.json).
-FILES = ("gpus", "interconnects", "nodes", "formats", "runtimes", "models", "assumptions")
+FILES = (
+    "gpus",
+    "interconnects",
+    "nodes",
+    "formats",
+    "runtimes",
+    "models",
+    "assumptions",
+    "api_prices",
+    "image_timings",
+)
 
 
 class CatalogError(Exception):

@@ -6,6 +6,7 @@ Every number comes from the catalog through the engine and is formatted for the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
@@ -124,6 +125,16 @@ class GuideMacros:
                 "best_price",
                 "price_at",
                 "speed_at",
+                "api_price",
+                "api_cost",
+                "api_read",
+                "api_source",
+                "api_breakeven",
+                "api_breakeven_table",
+                "image_timing_table",
+                "image_ratio",
+                "image_cheapest",
+                "ttft_chart",
             )
         }
 
@@ -893,6 +904,230 @@ class GuideMacros:
         """Per-user (or the node's total) tok/s at `users` users."""
         r = self._one(model_id, fmt_id, node_id, users)
         return self._tok(r.decode_tok_s_total if total else r.decode_tok_s_per_user)
+
+    # --- charts ---------------------------------------------------------------------------
+
+    def ttft_chart(
+        self,
+        model_id: str,
+        fmt_id: str,
+        *node_ids: str,
+        prompts: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32768, 65536),
+    ) -> str:
+        """Time to first token against prompt length, one user, the model split over each node's
+        cards: a line per node (dashed on PCIe), with a description and the values as a table."""
+        from macros.charts import Series, line_chart
+        from macros.html_blocks import register
+
+        t, c = self.t, self.catalog
+        output = c.assumptions.default_output_tokens
+        series, values = [], {}
+        for node_id in node_ids:
+            node = c.node(node_id)
+            link = group_link(c, node, node.count)
+            points = []
+            for prompt in prompts:
+                work = workload(
+                    c,
+                    model_id,
+                    fmt_id,
+                    prompt + output,
+                    1,
+                    input_tokens=prompt,
+                    output_tokens=output,
+                    layout=(node.count, 1, 1),
+                )
+                r = fit_node(c, work, node)
+                if r.ttft_s is None:
+                    raise ValueError(f"{model_id} in {fmt_id} does not fit {node_id} with a {prompt}-token prompt")
+                points.append((float(prompt), r.ttft_s))
+            values[node_id] = points
+            dashed = link is None or c.links[link.link_id].kind != "nvlink"
+            # One color per card generation, so that a pair differing only by its link shares it.
+            groups = list(dict.fromkeys(c.gpus[c.node(n).gpu].architecture for n in node_ids))
+            series.append(Series(node_id, tuple(points), dashed, groups.index(c.gpus[node.gpu].architecture)))
+        seconds = lambda v: self.fmt.unit(v, "s", 2 if v < 10 else 1)  # noqa: E731
+        spans = ", ".join(
+            t["chart_ttft_span"].format(a=seconds(p[0][1]), b=seconds(p[-1][1]), node=n) for n, p in values.items()
+        )
+        title = t["chart_ttft_title"].format(
+            model=c.llms[model_id].name, format=c.formats[fmt_id].name, users=self.users(1)
+        )
+        svg = line_chart(
+            series,
+            chart_id=f"chart-ttft-{model_id}-{fmt_id}".replace(".", "-"),
+            title=title,
+            description=t["chart_ttft_desc"].format(
+                low=self.fmt.number(prompts[0]), high=self.fmt.number(prompts[-1]), spans=spans
+            ),
+            x_label=t["chart_ttft_x"],
+            y_label=t["chart_ttft_y"],
+            x_tick=lambda v: self.fmt.number(v),
+            y_tick=lambda v: self.fmt.number(v, 0 if v >= 1 else 1),
+            x_ticks=[float(p) for p in prompts],
+        )
+        head = "".join(f"<th><code>{escape(n)}</code></th>" for n in values)
+        rows = "".join(
+            f"<tr><td>{self.fmt.number(prompt)}</td>"
+            + "".join(f"<td>{seconds(values[n][i][1])}</td>" for n in values)
+            + "</tr>"
+            for i, prompt in enumerate(prompts)
+        )
+        table = f"<table><thead><tr><th>{t['prompt_tokens']}</th>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        return register(
+            f'<figure class="chart-figure">{svg}<figcaption>{escape(title)}. {t["chart_link_key"]}</figcaption></figure>'
+            f"<details><summary>{t['chart_values']}</summary>{table}</details>"
+        )
+
+    # --- published image times (catalog/image_timings.yaml) -----------------------------
+
+    def image_timing_table(self, *timing_ids: str) -> str:
+        """Published times per image on several cards, each card's measured speed against the
+        first's, beside the ratio of their datasheet throughput that the engine prices work by."""
+        t, c = self.t, self.catalog
+        first = self._timing(timing_ids[0])
+        ref_name = self._short(c.gpus[first["gpu"]].name)
+        rows = []
+        for timing_id in timing_ids:
+            timing = self._timing(timing_id)
+            measure = ", ".join(
+                [
+                    _text(timing["published_model"]),
+                    timing["resolution"].replace(" x ", " × "),
+                    t["img_steps"].format(steps=self.fmt.number(timing["steps"])),
+                    c.formats[timing["format"]].name,
+                ]
+            )
+            measured, datasheet = self._image_ratios(timing_ids[0], timing_id)
+            rows.append(
+                [
+                    self._short(c.gpus[timing["gpu"]].name),
+                    measure,
+                    self.fmt.unit(timing["seconds"]["value"], "s", 1),
+                    f"{self.fmt.number(measured, 2)} ×",
+                    f"{self.fmt.number(datasheet, 2)} ×",
+                    self.fmt.usd(self._card_hour(timing["gpu"]) * timing["seconds"]["value"] / 3600 * 1000, cents=True),
+                    self._cite(timing["url"]),
+                ]
+            )
+        header = [t["gpu"], t["img_measure"], t["img_time"], t["img_ratio"].format(ref=ref_name), t["img_engine"]]
+        return _table([*header, t["img_thousand"], t["source"]], rows)
+
+    def _card_hour(self, gpu_id: str) -> float:
+        """The lowest price of one hour of one card of `gpu_id` among the nodes."""
+        c = self.catalog
+        return min(n.price_month_usd / n.count for n in c.nodes if n.gpu == gpu_id) / c.assumptions.hours_per_month
+
+    def image_ratio(self, reference_id: str, timing_id: str, datasheet: bool = False) -> str:
+        """How much faster the second card is than the first: measured, or from the datasheets."""
+        measured, sheet = self._image_ratios(reference_id, timing_id)
+        return self.fmt.number(sheet if datasheet else measured, 1)
+
+    def image_cheapest(self, *timing_ids: str) -> str:
+        """The card whose images cost least at their published times and the cheapest card-hour."""
+        c = self.catalog
+        best = min(
+            (self._timing(x) for x in timing_ids), key=lambda x: self._card_hour(x["gpu"]) * x["seconds"]["value"]
+        )
+        return self._short(c.gpus[best["gpu"]].name)
+
+    def _timing(self, timing_id: str) -> dict[str, Any]:
+        return next(x for x in self.data["image_timings"] if x["id"] == timing_id)
+
+    def _image_ratios(self, reference_id: str, timing_id: str) -> tuple[float, float]:
+        """The second card's speed over the first's: from the published times (same steps and
+        resolution required), and from the dense throughput the engine uses (diffusion.dense_tflops)."""
+        from macros.fitengine.diffusion import dense_tflops
+
+        c = self.catalog
+        ref, timing = self._timing(reference_id), self._timing(timing_id)
+        if (ref["steps"], ref["resolution"], ref["format"]) != (
+            timing["steps"],
+            timing["resolution"],
+            timing["format"],
+        ):
+            raise ValueError(f"{reference_id} and {timing_id} measure different work: their times do not compare")
+        fmt = c.formats[timing["format"]]
+        measured = ref["seconds"]["value"] / timing["seconds"]["value"]
+        sheet = dense_tflops(c.gpus[timing["gpu"]], fmt) / dense_tflops(c.gpus[ref["gpu"]], fmt)
+        return measured, sheet
+
+    # --- per-token APIs (catalog/api_prices.yaml) --------------------------------------
+
+    def api_price(self, price_id: str, part: str = "output") -> str:
+        """What the API charges per million `input` or `output` tokens, as the provider wrote it."""
+        return self.fmt.usd(self._api(price_id)[part]["value"], cents=True)
+
+    def api_cost(self, price_id: str) -> str:
+        """The API's bill per million output tokens, the prompts of the engine's default request included."""
+        return self.fmt.usd(self._api_per_output_mtok(price_id), cents=True)
+
+    def api_read(self, price_id: str) -> str:
+        """The day the price was read, written the locale's way (2 décembre 2026, December 2, 2026)."""
+        import datetime
+
+        from babel.dates import format_date
+
+        return format_date(datetime.date.fromisoformat(self._api(price_id)["read"]), "long", locale=self.locale)
+
+    def api_source(self, price_id: str) -> str:
+        """The page the price was read on, cited as text."""
+        return self._cite(self._api(price_id)["url"])
+
+    def api_breakeven(self, price_id: str, fmt_id: str, node_id: str, part: str = "tokens") -> str:
+        """One figure of the break-even: `tokens` (millions a month), `rate` (tok/s) or `users`."""
+        tokens, rate, users, peak = self._breakeven(price_id, fmt_id, node_id)
+        if part == "tokens":
+            return self.fmt.number(tokens)
+        if part == "rate":
+            return self._tok(rate)
+        return self.fmt.number(users) if users else self.t["be_never"].format(rate=self._tok(peak))
+
+    def api_breakeven_table(self, price_id: str, fmt_id: str, *node_ids: str) -> str:
+        """Where each node starts costing less than the API: tokens a month, the rate, the users it takes."""
+        t, c = self.t, self.catalog
+        rows = []
+        for node_id in node_ids:
+            tokens, rate, users, peak = self._breakeven(price_id, fmt_id, node_id)
+            rows.append(
+                [
+                    f"`{node_id}`",
+                    f"{self.fmt.usd(c.node(node_id).price_month_usd)}{t['per_month']}",
+                    self.fmt.number(tokens),
+                    self._tok(rate),
+                    self.fmt.number(users) if users else t["be_never"].format(rate=self._tok(peak)),
+                ]
+            )
+        return _table([t["node"], t["price_month"], t["be_tokens"], t["be_rate"], t["be_users"]], rows)
+
+    def _api(self, price_id: str) -> dict[str, Any]:
+        return next(p for p in self.data["api_prices"] if p["id"] == price_id)
+
+    def _api_per_output_mtok(self, price_id: str) -> float:
+        """Input and output price folded into one per million output tokens, at the default request's lengths."""
+        price, a = self._api(price_id), self.catalog.assumptions
+        return price["output"]["value"] + price["input"]["value"] * a.default_input_tokens / a.default_output_tokens
+
+    def _breakeven(self, price_id: str, fmt_id: str, node_id: str) -> tuple[float, float, int, float]:
+        """Millions of output tokens a month above which the node costs less than the API, the
+        average tok/s that is, the fewest users at once whose node total reaches it (0: none does),
+        and the node's highest total."""
+        c = self.catalog
+        model_id = self._api(price_id)["model"]
+        node = c.node(node_id)
+        tokens = node.price_month_usd / self._api_per_output_mtok(price_id)
+        rate = tokens * 1e6 / (c.assumptions.hours_per_month * 3600)
+        fit = self._fit(model_id, fmt_id)[node_id]
+        if fit.verdict == "none":
+            raise ValueError(f"{model_id} in {fmt_id} does not fit {node_id}: it has no break-even with an API")
+        most = fit.max_concurrency
+        peak = 0.0
+        for users in range(1, most + 1):
+            total = fit_node(c, workload(c, model_id, fmt_id, None, users), node).decode_tok_s_total or 0.0
+            if total >= rate:
+                return tokens, rate, users, total
+            peak = max(peak, total)
+        return tokens, rate, 0, peak
 
     # --- helpers ------------------------------------------------------------------------
 

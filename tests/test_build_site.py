@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from macros.build_site import BuildFailed, build_site
+from macros.i18n import SITE
 
 from .conftest import ROOT
 from .site_build import LOCALES
@@ -139,6 +140,8 @@ def test_locale_404_pages_link_and_load_under_the_site_path(tmp_path, monkeypatc
             assert not url.startswith("//"), url
             assert (site / path).is_file() or (site / path / "index.html").is_file(), url
         assert f'"base": "{base}{locale}"' in html
+        # In the locale's own words, its way home under the site's path.
+        assert f'<a href="{base}{locale}/">{SITE[locale]["not_found_home"]}</a>' in html.replace("&rsquo;", "’")
     root = (site / "404.html").read_text(encoding="utf-8")
     assert {f"{base}fr/", f"{base}en/"} <= set(re.findall(r'href="([^"]+)"', root))
 

@@ -144,3 +144,89 @@ def test_a_long_value_is_never_echoed_whole(catalog_copy):
     assert run.returncode == 1
     assert all(len(line) < 500 for line in run.stderr.splitlines()), max(map(len, run.stderr.splitlines()))
     assert "catalog/gpus.yaml: gpus[0] l4: memory_type" in run.stderr
+
+
+# --- API prices (catalog/api_prices.yaml) ----------------------------------------------------
+
+CF = "cloudflare-llama-3.3-70b-fp8"
+
+
+def test_api_prices_quote_their_own_figures(catalog_data):
+    """Each price is read off the provider's words: the quote shows both figures, with a day read."""
+    assert catalog_data["api_prices"]
+    for price in catalog_data["api_prices"]:
+        for part in ("input", "output"):
+            assert f"{price[part]['value']:.2f}" in price["quote"], (price["id"], part)
+        assert price["url"].startswith("https://") and price["input"]["source"] == price["url"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "expected"),
+    [
+        ("model: llama-3.3-70b\n    served", "model: llama-9\n    served", "model", "a language model id"),
+        ("served_format: fp8", "served_format: fp9", "served_format", "a format id"),
+        ('read: "2026-12-02"', 'read: "2026-02-30"', "read", "a real day"),
+        ("value: 2.25", "value: 22.5", "output.value", "the quote to show 22.5"),
+    ],
+)
+def test_a_wrong_api_price_is_refused(catalog_copy, old, new, field, expected):
+    edit(catalog_copy, "api_prices", old, new)
+    found = problems(catalog_copy)
+    assert any(p.startswith(f"catalog/api_prices.yaml: api_price {CF}: {field}: expected {expected}") for p in found), (
+        found
+    )
+
+
+def test_an_api_price_per_thousand_tokens_typed_per_million_is_out_of_range(catalog_copy):
+    edit(catalog_copy, "api_prices", "value: 2.25", "value: 2250", 1)
+    edit(catalog_copy, "api_prices", "$2.25 per M", "$2250 per M")
+    low, high, unit = RANGES[("api_prices", "output")]
+    assert (
+        f"catalog/api_prices.yaml: api_price {CF}: output.value: expected between {low:,g} and {high:,g} {unit}, got 2,250"
+        in problems(catalog_copy)
+    )
+
+
+def test_an_unquoted_read_date_is_refused_by_the_schema(catalog_copy):
+    """YAML reads 2026-12-02 as a date object, which the site's JSON export could not write."""
+    edit(catalog_copy, "api_prices", 'read: "2026-12-02"', "read: 2026-12-02")
+    found = problems(catalog_copy)
+    assert any(
+        p.startswith("catalog/api_prices.yaml: api_prices[0] " + CF + ": read: expected a value of type string")
+        for p in found
+    ), found
+
+
+# --- published image times (catalog/image_timings.yaml) ----------------------------------------
+
+PRO = "gigagpu-flux-schnell-rtx-pro-6000"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "expected"),
+    [
+        ("gpu: rtx-pro-6000", "gpu: rtx-pro-9000", "gpu", "a GPU id of catalog/gpus.yaml"),
+        (
+            "model: flux.1-dev\n    format: bf16\n    gpu: rtx-pro",
+            "model: llama-3.3-70b\n    format: bf16\n    gpu: rtx-pro",
+            "model",
+            "an image or video model id",
+        ),
+        ("value: 0.6", "value: 0.5", "seconds.value", "the quote to show 0.5"),
+    ],
+)
+def test_a_wrong_image_timing_is_refused(catalog_copy, old, new, field, expected):
+    edit(catalog_copy, "image_timings", old, new)
+    found = problems(catalog_copy)
+    assert any(
+        p.startswith(f"catalog/image_timings.yaml: image_timing {PRO}: {field}: expected {expected}") for p in found
+    ), found
+
+
+def test_an_image_time_in_milliseconds_typed_as_seconds_is_out_of_range(catalog_copy):
+    edit(catalog_copy, "image_timings", "value: 0.6", "value: 60000")
+    edit(catalog_copy, "image_timings", "~0.6s", "~60000s")
+    assert any(
+        "image_timing " + PRO + ": seconds.value: expected between 0.01 and 36,000 s" in p
+        for p in problems(catalog_copy)
+    )

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from macros.fitengine import fit_all, workload
+from macros.fitengine import fit_all, fit_node, workload
 from macros.fitengine.health import expected_nvlinks
 from macros.fitengine.reasons import TEMPLATES
-from macros.i18n import LABELS, MEASURE, UNMAPPED, WIDGET
+from macros.i18n import LABELS, MEASURE, SITE, UNMAPPED, WIDGET
 
 from .site_build import build_site
 from .test_site import LOCALES, page_file
@@ -61,13 +61,9 @@ class Text(HTMLParser):
 
 
 def french_pages(site: Path) -> list[Path]:
-    # 404.html is the theme's own template (overrides/ holds no French copy of it yet).
+    """Every French page a reader can land on, the 404 page included."""
     root = site / "fr"
-    return [
-        p
-        for p in sorted(root.rglob("*.html"))
-        if not {"search", "assets"} & set(p.relative_to(root).parts) and p != root / "404.html"
-    ]
+    return [p for p in sorted(root.rglob("*.html")) if not {"search", "assets"} & set(p.relative_to(root).parts)]
 
 
 def page_text(path: Path) -> str:
@@ -79,7 +75,13 @@ def page_text(path: Path) -> str:
 def french_strings() -> dict[str, str]:
     """Every French string the site's code writes: tables, widgets, the engine's sentences."""
     out = {}
-    for name, table in (("LABELS", LABELS), ("WIDGET", WIDGET), ("MEASURE", MEASURE), ("UNMAPPED", UNMAPPED)):
+    for name, table in (
+        ("LABELS", LABELS),
+        ("WIDGET", WIDGET),
+        ("MEASURE", MEASURE),
+        ("UNMAPPED", UNMAPPED),
+        ("SITE", SITE),
+    ):
         out.update({f"{name}.{k}": v for k, v in table["fr"].items()})
     out.update({f"reasons.{k}": v for k, v in TEMPLATES["fr"].items()})
     return out
@@ -126,6 +128,24 @@ def test_no_english_left_on_french_pages(site):
 def test_no_english_in_french_strings():
     found = {k: english_words(re.sub(r"\{\w+\}", "", v)) for k, v in french_strings().items()}
     assert not {k: v for k, v in found.items() if v}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_each_locale_404_page_speaks_its_language_and_is_styled(site, locale):
+    """The page a host serves for a missing address: the locale's words in the theme's layout,
+    never Material's own English heading."""
+    html = (site / locale / "404.html").read_text()
+    assert "404 - Not found" not in html
+    words = SITE[locale]
+    article = html[html.index('<article class="md-content__inner md-typeset">') :]
+    assert f"<h1>{words['not_found_title']}</h1>" in article and words["not_found_text"] in unescape(article)
+    assert re.search(
+        r'<link rel="stylesheet" href="/' + locale + r'/assets/stylesheets/main\.[0-9a-f]+\.min\.css">', html
+    )
+    assert f'<link rel="stylesheet" href="/{locale}/assets/stylesheets/site.css">' in html
+    assert f'<a href="/{locale}/">{words["not_found_home"]}</a>' in unescape(html)
+    assert f"<title>{words['not_found_title']} · " in html
+    assert f'<html lang="{locale}"' in html
 
 
 def test_french_pages_write_french_byte_units(site):
@@ -244,3 +264,189 @@ def test_the_training_example_can_run(site, catalog, locale):
         node = catalog.node(re.search(r"<code>([^<]+)</code>", row).group(1))
         assert node.count == 4
         assert state < catalog.gpus[node.gpu].memory_usable_bytes
+
+
+# --- a per-token API against a monthly node --------------------------------------------------
+
+READ_DATE = {"fr": "2 décembre 2026", "en": "December 2, 2026"}  # the day catalog/api_prices.yaml was read
+PRICES_CHANGE = {"fr": "prix des API changent", "en": "API prices change"}
+
+
+def _number(text: str, locale: str = "en") -> float:
+    """The first number of a cell, read the locale's way (French: 1 234,5; English: 1,234.5)."""
+    digits = re.search(r"[\d\u202f\u00a0 ,.]*\d", text).group(0)
+    digits = re.sub(r"[\u202f\u00a0 ]", "", digits)
+    return float(digits.replace(",", ".") if locale == "fr" else digits.replace(",", ""))
+
+
+def _breakeven_rows(html: str, locale: str) -> dict[str, str]:
+    t = LABELS[locale]
+    start = html.index(t["be_tokens"])
+    table = html[start : html.index("</table>", start)]
+    return {re.search(r"<code>([^<]+)</code>", r).group(1): r for r in _rows(table) if "<td>" in r}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize(
+    ("key", "price_id", "fmt"),
+    [("nvlink", "cloudflare-llama-3.3-70b-fp8", "bf16"), ("quantization", "wandb-llama-3.3-70b", "awq-int4")],
+)
+def test_guides_say_where_a_node_beats_a_per_token_api(site, catalog, catalog_data, locale, key, price_id, fmt):
+    """The node's monthly price over the API's bill per million output tokens (prompts at the
+    default request's lengths included) is the break-even; the users it takes are the fewest whose
+    node total reaches that rate, or none when the full node never does."""
+    price = next(p for p in catalog_data["api_prices"] if p["id"] == price_id)
+    a = catalog.assumptions
+    per_output = price["output"]["value"] + price["input"]["value"] * a.default_input_tokens / a.default_output_tokens
+    html = _guide(site, locale, key)
+    text = unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)))
+    assert READ_DATE[locale] in text and price["url"] in text and PRICES_CHANGE[locale] in text
+    rows = _breakeven_rows(html, locale)
+    assert len(rows) >= 4
+    reachable = unreachable = 0
+    for node_id, row in rows.items():
+        node = catalog.node(node_id)
+        cells = [unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)]
+        tokens = node.price_month_usd / per_output
+        assert _number(cells[2], locale) == pytest.approx(tokens, abs=0.5), node_id
+        rate = tokens * 1e6 / (a.hours_per_month * 3600)
+        assert _number(cells[3], locale) == pytest.approx(rate, abs=0.5), node_id
+        totals = []
+        for users in range(1, 400):
+            r = fit_node(catalog, workload(catalog, price["model"], fmt, None, users), node)
+            if r.verdict == "none":
+                break
+            totals.append(r.decode_tok_s_total)
+        needed = next((n for n, total in enumerate(totals, 1) if total >= rate), None)
+        if needed is None:
+            unreachable += 1
+            assert LABELS[locale]["be_never"].split("{")[0] in cells[4], node_id
+        else:
+            reachable += 1
+            assert _number(cells[4], locale) == needed, node_id
+    assert reachable
+    if key == "nvlink":
+        assert unreachable  # a PCIe node whose whole output never pays for itself at this price
+
+
+# --- published image times against the datasheets --------------------------------------------
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_image_guide_sets_published_flux_times_beside_the_datasheet_ratio(site, catalog, catalog_data, locale):
+    """Each published time is shown; the measured ratio is the times' ratio, the engine's is the
+    cards' dense BF16 ratio, and a thousand images cost the cheapest card-hour times their time."""
+    timings = catalog_data["image_timings"]
+    html = _guide(site, locale, "image-video")
+    t = LABELS[locale]
+    start = html.index(t["img_time"])
+    table = html[start : html.index("</table>", start)]
+    rows = [r for r in _rows(table) if "<td>" in r]
+    assert len(rows) == len(timings)
+    ref = timings[0]
+    for timing, row in zip(timings, rows, strict=True):
+        gpu = catalog.gpus[timing["gpu"]]
+        cells = [unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)]
+        assert gpu.name.removeprefix("NVIDIA ").removeprefix("GeForce ") == cells[0]
+        assert f"{timing['steps']}" in cells[1] and timing["resolution"].split(" x ")[0] in cells[1]
+        assert _number(cells[2], locale) == timing["seconds"]["value"]
+        measured = ref["seconds"]["value"] / timing["seconds"]["value"]
+        datasheet = gpu.bf16_tflops / catalog.gpus[ref["gpu"]].bf16_tflops
+        assert _number(cells[3], locale) == pytest.approx(measured, abs=0.005)
+        assert _number(cells[4], locale) == pytest.approx(datasheet, abs=0.005)
+        card_hour = (
+            min(n.price_month_usd / n.count for n in catalog.nodes if n.gpu == timing["gpu"])
+            / catalog.assumptions.hours_per_month
+        )
+        assert _number(cells[5], locale) == pytest.approx(
+            card_hour * timing["seconds"]["value"] / 3600 * 1000, abs=0.005
+        )
+        assert timing["url"] in row
+    # The point of the table: the measured gap is far from the datasheets' one.
+    pro = next(x for x in timings if x["gpu"] == "rtx-pro-6000")
+    assert catalog.gpus["rtx-pro-6000"].bf16_tflops / catalog.gpus["rtx-5090"].bf16_tflops > 2 * (
+        ref["seconds"]["value"] / pro["seconds"]["value"]
+    )
+
+
+# --- the NVLink guide's chart ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_nvlink_guide_charts_first_token_against_prompt_length(site, catalog, locale):
+    """The chart's values table holds the engine's time to first token for each node and prompt;
+    NVLink beats PCIe on the same card generation at every length; PCIe lines are dashed; the
+    SVG is named and described, and every figure is in the text alternative."""
+    html = _guide(site, locale, "nvlink")
+    start = html.index('<figure class="chart-figure">')
+    figure = html[start : html.index("</details>", start)]
+    svg = figure[: figure.index("</svg>")]
+    ids = re.search(r'aria-labelledby="([^"]+)"', svg).group(1).split()
+    assert all(f'id="{i}"' in svg for i in ids) and 'role="img"' in svg and "style=" not in svg
+    table = figure[figure.index("<table>") :]
+    nodes = re.findall(r"<th><code>([^<]+)</code></th>", table)
+    assert len(nodes) == 4
+    output = catalog.assumptions.default_output_tokens
+    times: dict[str, list[float]] = {n: [] for n in nodes}
+    for row in _rows(table)[1:]:
+        cells = re.findall(r"<td>(.*?)</td>", row)
+        prompt = int(_number(cells[0], locale))
+        for node_id, cell in zip(nodes, cells[1:], strict=True):
+            node = catalog.node(node_id)
+            work = workload(
+                catalog,
+                "llama-3.3-70b",
+                "bf16",
+                prompt + output,
+                1,
+                input_tokens=prompt,
+                output_tokens=output,
+                layout=(node.count, 1, 1),
+            )
+            ttft = fit_node(catalog, work, node).ttft_s
+            shown = 0.005 if ttft < 10 else 0.05  # two decimals below 10 s, one above
+            assert _number(cell, locale) == pytest.approx(ttft, abs=shown + 1e-9), (node_id, prompt)
+            times[node_id].append(ttft)
+    for pcie, nvlink in (("4x-a100-pcie-80gb", "4x-a100-sxm4-80gb"), ("4x-h100-pcie", "4x-h100-sxm")):
+        assert all(n < p for n, p in zip(times[nvlink], times[pcie], strict=True))
+        assert re.search(r'class="chart__line chart__line--dashed [^"]*"', svg)
+        assert f">{pcie}</text>" in svg and f">{nvlink}</text>" in svg
+    dashed = re.findall(r'<polyline class="chart__line chart__line--dashed', svg)
+    assert len(dashed) == 2
+
+
+# --- a French editor's and an American copy editor's reread --------------------------------------
+
+# Calques a French editor strikes: English turns of phrase in French words.
+CALQUES = (
+    "forte concurrence",
+    "ma concurrence",
+    "PR 1",
+    "test honnête",
+    "raccourcit chaque vidéo",
+    "recouvre la communication",
+)
+BRITISH = re.compile(
+    r"\b(colour|behaviour|favour|optimis\w*|quantis\w*|organis\w*|utilis\w*|modelled|modelling|labelled|catalogue|"
+    r"centre|licence|analyse|whilst|amongst|artefact|grey)\b",
+    re.I,
+)
+
+
+def test_french_pages_keep_no_calque(site):
+    found = {p.relative_to(site).as_posix(): [c for c in CALQUES if c in page_text(p)] for p in french_pages(site)}
+    assert not {k: v for k, v in found.items() if v}
+
+
+def test_english_pages_spell_american(site):
+    """Prose, tables and the sources they cite (code and scripts aside) use one spelling."""
+    root = site / "en"
+    pages = [p for p in sorted(root.rglob("*.html")) if not {"search", "assets"} & set(p.relative_to(root).parts)]
+    assert len(pages) >= 9
+    found = {}
+    for page in pages:
+        html = re.sub(r"<(script|pre|code|style)\b.*?</\1>", " ", page.read_text(), flags=re.S)
+        words = BRITISH.findall(unescape(re.sub(r"<[^>]+>", " ", html)))
+        if words:
+            found[page.relative_to(site).as_posix()] = sorted(set(words))
+    assert not found
