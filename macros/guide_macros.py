@@ -927,17 +927,17 @@ class GuideMacros:
             link = group_link(c, node, node.count)
             points = []
             for prompt in prompts:
-                work = workload(
-                    c,
-                    model_id,
-                    fmt_id,
-                    prompt + output,
-                    1,
-                    input_tokens=prompt,
-                    output_tokens=output,
-                    layout=(node.count, 1, 1),
-                )
-                r = fit_node(c, work, node)
+                request = {
+                    "model": model_id,
+                    "format": fmt_id,
+                    "context": prompt + output,
+                    "concurrency": 1,
+                    "input": prompt,
+                    "output": output,
+                    "tensor_parallel": node.count,
+                    "node": node_id,
+                }
+                r = evaluate(c, request).fits[0]
                 if r.ttft_s is None:
                     raise ValueError(f"{model_id} in {fmt_id} does not fit {node_id} with a {prompt}-token prompt")
                 points.append((float(prompt), r.ttft_s))
@@ -1123,7 +1123,7 @@ class GuideMacros:
         most = fit.max_concurrency
         peak = 0.0
         for users in range(1, most + 1):
-            total = fit_node(c, workload(c, model_id, fmt_id, None, users), node).decode_tok_s_total or 0.0
+            total = self._one(model_id, fmt_id, node_id, users).decode_tok_s_total or 0.0
             if total >= rate:
                 return tokens, rate, users, total
             peak = max(peak, total)
