@@ -120,10 +120,10 @@ def _refuse_unsupported(cfg: dict[str, Any]) -> None:
         other = sorted({k for k in kinds if isinstance(k, str) and k not in _ATTENTION_KINDS})
         if other:
             listed = ", ".join(repr(k[:40]) for k in other[:4])
-            raise _unsupported(cfg, f"its {listed} layers keep a state, not a KV cache per token, and are not modelled")
+            raise _unsupported(cfg, f"its {listed} layers keep a state, not a KV cache per token, and are not modeled")
     state = next((k for k in _STATE_SPACE_KEYS if k in cfg), None)
     if state is not None:
-        raise _unsupported(cfg, f"it has state-space or linear-attention layers ({state!r}), which are not modelled")
+        raise _unsupported(cfg, f"it has state-space or linear-attention layers ({state!r}), which are not modeled")
     if _text(cfg, "model_type") in KNOWN_TYPES:
         return
     for key in ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"):
