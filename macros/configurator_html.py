@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 
 from macros.fitengine import Catalog, answer
-from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK
+from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK, LAYOUT_KEYS
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
 from macros.pyodide_dist import pyodide_version
@@ -142,6 +142,10 @@ class ConfiguratorHtml:
         formats = self._options(fmt, [(f.id, f.name) for f in c.formats.values()])
         runtimes = self._options("", [("", t["runtime_default"]), *((r.id, r.name) for r in c.runtimes.values())])
         kv_caches = self._options("auto", [("auto", t["kv_auto"]), ("fp8", t["kv_fp8"])])
+        # A layout forced by the reader, each degree a power of two up to the largest node.
+        most = max(n.count for n in c.nodes)
+        powers = [str(2**i) for i in range(most.bit_length()) if 2**i <= most]
+        degrees = self._options("", [("", t["layout_auto"]), *((p, p) for p in powers)])
         a = c.assumptions
 
         def number_field(name: str, label: str, value: str, minimum: int, maximum: int) -> str:
@@ -149,6 +153,19 @@ class ConfiguratorHtml:
                 f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
                 f'<input id="cfg-{name}" name="{name}" type="number" inputmode="numeric" min="{minimum}" max="{maximum}" step="1" value="{value}" aria-describedby="cfg-{name}-error">'
                 f'<span class="configurator__error" id="cfg-{name}-error" data-error-for="{name}"></span></div>'
+            )
+
+        def select_field(name: str, label: str, options: str) -> str:
+            error = "layout" if name in LAYOUT_KEYS else name
+            return (
+                f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
+                f'<select id="cfg-{name}" name="{name}" aria-describedby="cfg-{error}-error">{options}</select>'
+                + (
+                    ""
+                    if name in LAYOUT_KEYS
+                    else f'<span class="configurator__error" id="cfg-{name}-error" data-error-for="{name}"></span>'
+                )
+                + "</div>"
             )
 
         def custom_field(name: str, label: str) -> str:
@@ -168,10 +185,12 @@ class ConfiguratorHtml:
                 f'<select id="cfg-format" name="format">{formats}</select></div>',
                 number_field("context", t["context"], str(a.default_context), 1, 10_000_000),
                 number_field("concurrency", t["concurrency"], str(a.default_concurrency), 1, 4096),
-                f'<div class="configurator__field"><label for="cfg-runtime">{escape(t["runtime"])}</label>'
-                f'<select id="cfg-runtime" name="runtime">{runtimes}</select></div>',
-                f'<div class="configurator__field"><label for="cfg-kv_cache">{escape(t["kv_cache"])}</label>'
-                f'<select id="cfg-kv_cache" name="kv_cache">{kv_caches}</select></div>',
+                select_field("runtime", t["runtime"], runtimes),
+                select_field("kv_cache", t["kv_cache"], kv_caches),
+                f'<details class="configurator__layout"><summary>{escape(t["layout_legend"])}</summary>',
+                *(select_field(key, t[key], degrees) for key in LAYOUT_KEYS),
+                '<span class="configurator__error" id="cfg-layout-error" data-error-for="layout"></span>',
+                "</details>",
                 f'<fieldset class="configurator__custom" data-custom hidden><legend>{escape(t["custom_legend"])}</legend>',
                 f'<div class="configurator__field configurator__field--wide"><label for="cfg-config">{escape(t["config_json"])}</label>'
                 f'<textarea id="cfg-config" name="config" rows="4" spellcheck="false" aria-describedby="cfg-config-error"></textarea>'

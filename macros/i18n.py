@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from macros.fitengine.reasons import TEMPLATES
+
 LABELS: dict[str, dict[str, str]] = {
     "fr": {
         "link": "Liaison",
@@ -400,6 +402,25 @@ WIDGET: dict[str, dict[str, str]] = {
         "err_totals_positive": "« {key} » doit être un nombre positif.",
         "err_active_exceeds_total": "Les paramètres actifs ne peuvent pas dépasser le total.",
         "err_missing_totals": "Il manque : {fields}.",
+        "err_context_range": "Le contexte doit être un nombre entier de tokens, au moins 1.",
+        "err_tokens_range": "« {key} » doit être un nombre entier de 1 à {maximum}.",
+        "err_memory_utilization_range": "La part de mémoire laissée à l’environnement d’exécution doit aller de {minimum} à {maximum}.",
+        "err_kv_cache_choice": "Le cache KV doit être l’un de : {choices}.",
+        "err_kv_cache_runtime": "{runtime} n’offre pas de cache KV en FP8 : gardez le cache en 16 bits.",
+        "err_unknown_runtime": "Environnement d’exécution inconnu : {runtime} ; choisissez parmi : {choices}.",
+        "err_runtime_format": "{runtime} n’exécute pas le format {format} ; il exécute : {formats}.",
+        "err_parallel_range": "« {key} » doit être un nombre entier de 1 à {maximum}.",
+        "err_expert_parallel_tp": "Le parallélisme d’experts doit valoir 1 ou le parallélisme tensoriel ({tp}), pas {ep}.",
+        "err_unknown_model": "Modèle inconnu : {model} ; choisissez parmi : {choices}.",
+        "err_unknown_format": "Format inconnu : {format} ; choisissez parmi : {choices}.",
+        "err_no_format": "Choisissez un format.",
+        "input_tokens": "Tokens en entrée par requête",
+        "output_tokens": "Tokens en sortie par requête",
+        "layout_legend": "Imposer une disposition",
+        "layout_auto": "Au choix du moteur",
+        "tensor_parallel": "Parallélisme tensoriel",
+        "pipeline_parallel": "Étages de pipeline",
+        "expert_parallel": "Parallélisme d’experts",
         "node_name": "{count} × {gpu}",
         "fig_price": "Prix par mois",
         "fig_per_user": "Vitesse par utilisateur",
@@ -529,6 +550,25 @@ WIDGET: dict[str, dict[str, str]] = {
         "err_totals_positive": "“{key}” must be a positive number.",
         "err_active_exceeds_total": "Active parameters cannot exceed the total.",
         "err_missing_totals": "Missing: {fields}.",
+        "err_context_range": "The context must be a whole number of tokens, at least 1.",
+        "err_tokens_range": "“{key}” must be a whole number from 1 to {maximum}.",
+        "err_memory_utilization_range": "The share of memory given to the runtime must be from {minimum} to {maximum}.",
+        "err_kv_cache_choice": "The KV cache must be one of: {choices}.",
+        "err_kv_cache_runtime": "{runtime} has no FP8 KV cache option: keep the 16-bit cache.",
+        "err_unknown_runtime": "Unknown runtime: {runtime}; choose one of: {choices}.",
+        "err_runtime_format": "{runtime} does not run the {format} format; it runs: {formats}.",
+        "err_parallel_range": "“{key}” must be a whole number from 1 to {maximum}.",
+        "err_expert_parallel_tp": "Expert parallel must be 1 or equal to tensor parallel ({tp}), not {ep}.",
+        "err_unknown_model": "Unknown model: {model}; choose one of: {choices}.",
+        "err_unknown_format": "Unknown format: {format}; choose one of: {choices}.",
+        "err_no_format": "Choose a format.",
+        "input_tokens": "Input tokens per request",
+        "output_tokens": "Output tokens per request",
+        "layout_legend": "Force a layout",
+        "layout_auto": "The engine's choice",
+        "tensor_parallel": "Tensor parallel",
+        "pipeline_parallel": "Pipeline stages",
+        "expert_parallel": "Expert parallel",
         "node_name": "{count} × {gpu}",
         "fig_price": "Price per month",
         "fig_per_user": "Speed per user",
@@ -610,6 +650,11 @@ MEASURE: dict[str, dict[str, str]] = {
         "class_sys": "across sockets (SYS)",
     },
 }
+
+# A layout the reader forces and the runtime refuses is refused in the words the verdicts use
+# for it (fitengine/reasons.py, layout_*), under the engine's error code.
+for _locale, _words in WIDGET.items():
+    _words.update({f"err_{code}": text for code, text in TEMPLATES[_locale].items() if code.startswith("layout_")})
 
 # Words of the theme's own pages, read by overrides/main.html and the site's scripts.
 SITE: dict[str, dict[str, str]] = {

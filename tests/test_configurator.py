@@ -664,6 +664,34 @@ def test_keyboard_screen_reader_and_explanations(browser, server, catalog):
     context.close()
 
 
+def test_a_forced_layout_the_runtime_refuses_is_said_in_french_beside_the_layout(browser, server, catalog):
+    # Qwen3 235B's FP8 checkpoint on 8-way tensor parallelism: each card's slice of an expert's
+    # width (catalog: moe_intermediate_size) would cut its 128-weight FP8 blocks, which vLLM refuses.
+    from macros.fitengine.fit import quant_block
+    from macros.i18n import WIDGET
+
+    model = catalog.llms["qwen3-235b-a22b"]
+    width, block = model.architecture.moe.expert_intermediate, quant_block(model, catalog.formats["fp8"])
+    assert block and (width // 8) % block
+    query = "?v=1&model=qwen3-235b-a22b&format=fp8&tensor_parallel=8"
+    context, page, errors, _ = open_configurator(browser, server, "fr", query)
+    wait_ready(page)
+    wait_until(lambda: page.is_visible("[data-message]"), 20, "the engine's refusal")
+    assert page.input_value("select[name=tensor_parallel]") == "8"
+    message = page.text_content("[data-message]")
+    french = lambda n: f"{n:,}".replace(",", "\u202f")  # noqa: E731
+    words = WIDGET["fr"]["err_layout_block"].format(tp=8, width=french(width), slice=width // 8, block=block)
+    assert message == words, message
+    assert page.text_content("[data-error-for=layout]") == message
+    assert card(page)["state"] == "invalid" and card(page)["busy"] == "true"
+    # Back to the engine's choice: an answer again, and the words go.
+    page.select_option("select[name=tensor_parallel]", "")
+    wait_until(lambda: card(page)["state"] == "answer", 20, "the answer")
+    assert page.is_hidden("[data-message]") and not page.text_content("[data-error-for=layout]")
+    assert not errors, errors
+    context.close()
+
+
 def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser, server, catalog):
     # Defect 12: no "engine is loading" without a script; controls that cannot work are disabled.
     context = browser.new_context(java_script_enabled=False)

@@ -88,6 +88,18 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
     return value[:40]
 
 
+LAYOUT_KEYS = ("tensor_parallel", "pipeline_parallel", "expert_parallel")
+
+
+def _layout(request: dict[str, Any]) -> tuple[int, int, int] | None:
+    """A forced layout (tp, pp, ep) when the request names any of its degrees (the others: 1)."""
+    degrees = [_whole(request, key) for key in LAYOUT_KEYS]
+    if all(d is None for d in degrees):
+        return None
+    tp, pp, ep = (1 if d is None else d for d in degrees)
+    return (tp, pp, ep)
+
+
 def link_class(catalog: Catalog, node_id: str | Node) -> str:
     """How the node's cards talk: one-card, pcie, nvlink-bridge or nvlink (SXM boards)."""
     node = node_id if isinstance(node_id, Node) else catalog.node(node_id)
@@ -104,6 +116,9 @@ def answer(
     number: Callable[[float], str] = _number,
 ) -> dict[str, Any]:
     """Every node's answer to a request {model | config | totals, format, context, concurrency}.
+
+    Optional keys: input, output, runtime, kv_cache, and a forced layout's tensor_parallel,
+    pipeline_parallel and expert_parallel (a layout the runtime refuses raises EngineError).
 
     Raises EngineError with a reader-facing message when the request cannot be answered.
     """
@@ -127,6 +142,7 @@ def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) 
         "output_tokens": _whole(request, "output"),
         "runtime": _choice(request, "runtime"),
         "kv_cache": _choice(request, "kv_cache"),
+        "layout": _layout(request),
     }
     read: dict[str, Any] | None = None  # what was read of a reader's own model
     if isinstance(model_id, str) and model_id in catalog.diffusion:
@@ -152,9 +168,14 @@ def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) 
             model = model_id
         else:
             choices = ", ".join([*catalog.llms, *catalog.diffusion])
-            raise EngineError(f"unknown model {shown(model_id, 60)}; choose one of: {choices}")
+            raise EngineError(
+                f"unknown model {shown(model_id, 60)}; choose one of: {choices}",
+                "unknown_model",
+                model=shown(model_id, 60),
+                choices=choices,
+            )
         if not isinstance(fmt, str):
-            raise EngineError("choose a format")
+            raise EngineError("choose a format", "no_format")
         work = workload(catalog, model, fmt, context, concurrency, **options)
         rows = [r.to_dict() for r in fit_all(catalog, work)]
         name = work.model.name

@@ -243,14 +243,17 @@ class Configurator {
     }
     const model = this.form.model.value;
     this.custom.hidden = model !== "custom";
-    // An image or video model has no context, users, runtime or KV cache to choose.
+    // An image or video model has no context, users, runtime, KV cache or layout to choose.
     const diffusion = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
     for (const name of ["context", "concurrency", "runtime", "kv_cache"]) {
       const field = this.form[name].closest(".configurator__field");
       if (field.hidden !== diffusion) field.hidden = diffusion;
     }
-    this.fieldError("config", "");
-    this.fieldError("totals", "");
+    const layout = this.form.querySelector(".configurator__layout");
+    if (layout.hidden !== diffusion) layout.hidden = diffusion;
+    // A forced layout (a link may carry one) is never out of sight.
+    if (!layout.open && layout.querySelectorAll("select").length !== layout.querySelectorAll("option[value='']:checked").length) layout.open = true;
+    for (const name of ["config", "totals", "runtime", "kv_cache", "layout"]) this.fieldError(name, "");
     if (model === "custom") {
       const text = this.form.config.value.trim();
       if (!this.hasCustomInput()) {
