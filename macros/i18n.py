@@ -626,6 +626,12 @@ MEASURE: dict[str, dict[str, str]] = {
         "class_nvlink": "NVLink",
         "class_pcie": "PCIe",
         "class_sys": "à travers les sockets (SYS)",
+        "choose_node": "Choisissez votre nœud…",
+        "node_help": "Choisissez le nœud que vous louez : la sortie est comparée à ce qu’il promet.",
+        "choose_first": "Choisissez d’abord le nœud que vous louez : sans lui, rien à quoi comparer la sortie.",
+        "expected": "attendu : {label}",
+        "differs": "diffère de ce que ce nœud doit montrer",
+        "matrix_region": "Matrice lue, défilante",
     },
     "en": {
         "title": "Check your node",
@@ -648,6 +654,12 @@ MEASURE: dict[str, dict[str, str]] = {
         "class_nvlink": "NVLink",
         "class_pcie": "PCIe",
         "class_sys": "across sockets (SYS)",
+        "choose_node": "Choose your node…",
+        "node_help": "Choose the node you rent: the output is compared with what it promises.",
+        "choose_first": "Choose the node you rent first: without it, there is nothing to compare the output with.",
+        "expected": "expected: {label}",
+        "differs": "differs from what this node should show",
+        "matrix_region": "The matrix as read, scrolling",
     },
 }
 

@@ -15,7 +15,7 @@ from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError, shown
 from .fit import fit_all, workload
-from .health import check_allreduce, check_nvlink, check_topology
+from .health import check_allreduce, check_nvlink, check_topology, differs, expected_matrix
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
 from .nccl_tests import parse_allreduce
@@ -314,6 +314,9 @@ def check_measurement(
 ) -> dict[str, Any]:
     """Judge a pasted `topo -m`, `nvlink --status` or `all_reduce_perf` output against a node.
 
+    For a `topo -m` matrix of the node's size: `matrix` as read, `expected` what the node should
+    show (NV#, SYS, or PCIe for any PCIe label) and `differs`, the cells that are not that.
+
     Raises EngineError when the text is not such an output or the node is unknown.
     """
     if kind not in MEASUREMENTS:
@@ -326,11 +329,20 @@ def check_measurement(
     if len(text) > MAX_PASTE:
         raise EngineError(f"the paste holds {len(text):,} characters; at most {MAX_PASTE:,} are read")
     matrix = None
+    drawn: dict[str, Any] = {}
     if kind == "topo":
         topo = parse_topo(text)
         health = check_topology(catalog, node, topo)
         if topo.gpus == node.count:  # a matrix of another size is judged, not drawn
             matrix = [[("X" if i == j else topo.label(i, j)) for j in range(topo.gpus)] for i in range(topo.gpus)]
+            expected = expected_matrix(catalog, node)
+            drawn = {
+                "expected": expected,
+                "differs": [
+                    [differs(a, b) for a, b in zip(row, want, strict=True)]
+                    for row, want in zip(matrix, expected, strict=True)
+                ],
+            }
     elif kind == "nvlink":
         health = check_nvlink(catalog, node, parse_nvlink_status(text))
     else:
@@ -339,4 +351,7 @@ def check_measurement(
     for item, finding in zip(result["reasons"], health.findings, strict=True):
         item["text"] = render(Reason(finding.reason.code, finding.reason.params), locale, number)
     result["matrix"] = matrix
+    # The matrix the node should show, and which cells differ from it (expected_label).
+    result["expected"] = drawn.get("expected")
+    result["differs"] = drawn.get("differs")
     return result
