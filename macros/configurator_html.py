@@ -48,6 +48,8 @@ SORT_KEYS_DIFFUSION = {
     "per_mtok": "usd_per_reference_hour",
     "per_user": "relative_speed",
 }
+# Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
+NEEDS_JS = " data-needs-js disabled"
 HELP = ("per_user", "total", "ttft", "per_mtok", "best_per_mtok", "memory", "max_users")
 
 
@@ -114,8 +116,8 @@ class ConfiguratorHtml:
             f'<p class="configurator__status" data-engine-status="static" role="status">{escape(self.t["status_static"])}</p>',
             '<p class="configurator__message" data-message role="alert" hidden></p>',
             '<p class="configurator__read" data-model-read hidden></p>',
+            self.noscript_html(result, fmt),
             self.answer_html(result, fmt),
-            f'<noscript><p class="configurator__noscript">{escape(self.t["noscript"].format(model=result["model_name"]))}</p></noscript>',
             self._controls(),
             self.table_html(result),
             f'<p class="configurator__fold"><button type="button" class="md-button" data-show-none hidden>{escape(self.t["show_none"].format(n=0))}</button></p>',
@@ -128,6 +130,19 @@ class ConfiguratorHtml:
             parts.append(f'<script type="module" async src="{escape(boot)}"></script>')
         parts.append("</div>")
         return "\n".join(parts)
+
+    def noscript_html(self, result: dict[str, Any], fmt: str) -> str:
+        """Without JavaScript: which workload the build's answer is for, and what needs a script
+        (a static page cannot read its address, so a link's other values go unanswered)."""
+        a = self.catalog.assumptions
+        workload = result.get("workload") or {"context": a.default_context, "concurrency": a.default_concurrency}
+        text = self.t["noscript"].format(
+            model=result["model_name"],
+            format=self.catalog.formats[fmt].name,
+            context=self.fmt.number(workload["context"], 0),
+            users=self.users(workload["concurrency"]),
+        )
+        return f'<noscript><p class="configurator__noscript">{escape(text)}</p></noscript>'
 
     def _options(self, selected: str, items: list[tuple[str, str]]) -> str:
         return "".join(
@@ -151,7 +166,7 @@ class ConfiguratorHtml:
         def number_field(name: str, label: str, value: str, minimum: int, maximum: int) -> str:
             return (
                 f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
-                f'<input id="cfg-{name}" name="{name}" type="number" inputmode="numeric" min="{minimum}" max="{maximum}" step="1" value="{value}" aria-describedby="cfg-{name}-error">'
+                f'<input id="cfg-{name}" name="{name}" type="number" inputmode="numeric" min="{minimum}" max="{maximum}" step="1" value="{value}" aria-describedby="cfg-{name}-error"{NEEDS_JS}>'
                 f'<span class="configurator__error" id="cfg-{name}-error" data-error-for="{name}"></span></div>'
             )
 
@@ -159,7 +174,7 @@ class ConfiguratorHtml:
             error = "layout" if name in LAYOUT_KEYS else name
             return (
                 f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
-                f'<select id="cfg-{name}" name="{name}" aria-describedby="cfg-{error}-error">{options}</select>'
+                f'<select id="cfg-{name}" name="{name}" aria-describedby="cfg-{error}-error"{NEEDS_JS}>{options}</select>'
                 + (
                     ""
                     if name in LAYOUT_KEYS
@@ -171,18 +186,18 @@ class ConfiguratorHtml:
         def custom_field(name: str, label: str) -> str:
             return (
                 f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
-                f'<input id="cfg-{name}" name="{name}" type="text" inputmode="decimal" autocomplete="off"></div>'
+                f'<input id="cfg-{name}" name="{name}" type="text" inputmode="decimal" autocomplete="off"{NEEDS_JS}></div>'
             )
 
         return "\n".join(
             [
                 '<form class="configurator__form" data-form>',
                 f'<div class="configurator__field"><label for="cfg-model">{escape(t["model"])}</label>'
-                f'<select id="cfg-model" name="model"><optgroup label="{escape(t["llms"])}">{llms}</optgroup>'
+                f'<select id="cfg-model" name="model"{NEEDS_JS}><optgroup label="{escape(t["llms"])}">{llms}</optgroup>'
                 f'<optgroup label="{escape(t["diffusion"])}" data-kind="diffusion">{diffusion}</optgroup>'
                 f'<option value="custom">{escape(t["custom"])}</option></select></div>',
                 f'<div class="configurator__field"><label for="cfg-format">{escape(t["format"])}</label>'
-                f'<select id="cfg-format" name="format">{formats}</select></div>',
+                f'<select id="cfg-format" name="format"{NEEDS_JS}>{formats}</select></div>',
                 number_field("context", t["context"], str(a.default_context), 1, 10_000_000),
                 number_field("concurrency", t["concurrency"], str(a.default_concurrency), 1, 4096),
                 select_field("runtime", t["runtime"], runtimes),
@@ -193,7 +208,7 @@ class ConfiguratorHtml:
                 "</details>",
                 f'<fieldset class="configurator__custom" data-custom hidden><legend>{escape(t["custom_legend"])}</legend>',
                 f'<div class="configurator__field configurator__field--wide"><label for="cfg-config">{escape(t["config_json"])}</label>'
-                f'<textarea id="cfg-config" name="config" rows="4" spellcheck="false" aria-describedby="cfg-config-error"></textarea>'
+                f'<textarea id="cfg-config" name="config" rows="4" spellcheck="false" aria-describedby="cfg-config-error"{NEEDS_JS}></textarea>'
                 f'<span class="configurator__error" id="cfg-config-error" data-error-for="config"></span></div>',
                 f'<p class="configurator__or">{escape(t["or_totals"])}</p>',
                 custom_field("total", t["total"]),
@@ -362,7 +377,7 @@ class ConfiguratorHtml:
             else:
                 text = t["suggest_context"].format(context=f.number(sug["context"], 0), node=name, price=price)
             out.append(
-                f'<button type="button" class="md-button" data-suggestion data-format="{escape(sug["format"])}" '
+                f'<button type="button" class="md-button" data-suggestion{NEEDS_JS} data-format="{escape(sug["format"])}" '
                 f'data-context="{"" if sug["context"] is None else sug["context"]}" data-node="{escape(sug["node"])}">'
                 f"{escape(text)}</button>"
             )

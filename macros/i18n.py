@@ -451,7 +451,7 @@ WIDGET: dict[str, dict[str, str]] = {
         "col_help_max_users": "Le plus d’utilisateurs que la mémoire du nœud tient à ce contexte.",
         "legend": "Barre mémoire :",
         "method": "D’où viennent ces chiffres",
-        "noscript": "Sans JavaScript, cette page montre la réponse calculée à la construction du site pour {model} ; changer les champs, trier et filtrer demandent JavaScript.",
+        "noscript": "Sans JavaScript, cette page montre la réponse calculée à la construction du site pour {model} en {format}, contexte de {context} tokens, {users}. Un lien qui nomme un autre modèle ou d’autres valeurs ne peut pas recevoir de réponse sans JavaScript : changer les champs, trier et filtrer le demandent aussi.",
     },
     "en": {
         "model": "Model",
@@ -599,7 +599,7 @@ WIDGET: dict[str, dict[str, str]] = {
         "col_help_max_users": "The most users the node's memory holds at this context.",
         "legend": "Memory bar:",
         "method": "Where these figures come from",
-        "noscript": "Without JavaScript this page shows the answer computed when the site was built for {model}; changing the fields, sorting and filtering need JavaScript.",
+        "noscript": "Without JavaScript, this page shows the answer computed when the site was built for {model} in {format}, a context of {context} tokens, {users}. A link naming another model or other values cannot be answered without JavaScript: changing the fields, sorting and filtering need it too.",
     },
 }
 

@@ -693,22 +693,52 @@ def test_a_forced_layout_the_runtime_refuses_is_said_in_french_beside_the_layout
 
 
 def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser, server, catalog):
-    # Defect 12: no "engine is loading" without a script; controls that cannot work are disabled.
+    # Defect 12: no "engine is loading" without a script; controls that cannot work are disabled;
+    # a link naming another model is not silently answered with the default one.
+    from macros.i18n import WIDGET
+
+    query = "?v=1&model=deepseek-v3&format=fp8"
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    page.goto(f"{server}/en/{PAGE_PATHS['configurator']['en']}")
+    page.goto(f"{server}/en/{PAGE_PATHS['configurator']['en']}{query}")
     status = page.text_content("[data-engine-status]")
     assert "loading" not in status.lower(), status
-    assert "JavaScript" in page.text_content("noscript, .configurator__noscript")
-    assert page.locator("button[data-sort]").count() == page.locator("button[data-sort]:disabled").count() > 0
     c = card(page)
-    assert (c["model"], c["context"], c["concurrency"]) == (
-        page.get_attribute("[data-configurator]", "data-default-model"),
-        str(catalog.assumptions.default_context),
-        str(catalog.assumptions.default_concurrency),
+    default = page.get_attribute("[data-configurator]", "data-default-model")
+    default_format = page.get_attribute("[data-configurator]", "data-default-format")
+    a = catalog.assumptions
+    assert default != "deepseek-v3" and c["model"] == default
+    assert (c["format"], c["context"], c["concurrency"]) == (
+        default_format,
+        str(a.default_context),
+        str(a.default_concurrency),
     )
+    # The line names the workload the shown answer is for, and says a link's values need JavaScript.
+    line = page.text_content(".configurator__noscript")
+    users = WIDGET["en"]["users_one" if a.default_concurrency == 1 else "users_many"].format(
+        n=f"{a.default_concurrency:,}"
+    )
+    names = (catalog.llms[default].name, catalog.formats[default_format].name, f"{a.default_context:,} tokens", users)
+    for part in names:
+        assert part in line, (part, line)
+    assert "A link naming another model or other values cannot be answered without JavaScript" in line
+    # Every control that needs the script is disabled in the markup; the answer itself is there.
+    controls = "[data-configurator] :is(select, input, textarea, button):not([hidden], [hidden] *)"
+    states = page.eval_on_selector_all(
+        controls, "els => els.map(e => [e.name || e.dataset.sort || e.className, e.disabled])"
+    )
+    assert states and not [name for name, disabled in states if not disabled], states
+    assert page.locator("button[data-sort]").count() == page.locator("button[data-sort]:disabled").count() > 0
     shown = dom_rows(page)
     fits = [r for r in shown if r["verdict"] != "none"]
     assert shown[: len(fits)] == fits and c["node"] == fits[0]["node"]
     assert [float(r["price"]) for r in fits] == sorted(float(r["price"]) for r in fits)
+    context.close()
+    # With JavaScript, the script enables them and answers the link's own question.
+    context, page, errors, _ = open_configurator(browser, server, "en", query)
+    wait_until(
+        lambda: card(page)["model"] == "deepseek-v3" and card(page)["state"] == "answer", 90, "the link's answer"
+    )
+    assert page.locator("[data-configurator] [data-needs-js]:disabled").count() == 0
+    assert not errors, errors
     context.close()
