@@ -12,6 +12,7 @@ import json
 from html import escape
 from typing import Any
 
+from macros.chart_svg import BUILD_WIDTH, chart_highlight, chart_points, chart_svg
 from macros.fitengine import Catalog, answer
 from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK, LAYOUT_KEYS
 from macros.i18n import WIDGET
@@ -122,7 +123,7 @@ class ConfiguratorHtml:
             self.table_html(result),
             f'<p class="configurator__fold"><button type="button" class="md-button" data-show-none hidden>{escape(self.t["show_none"].format(n=0))}</button></p>',
             self.legend_html(),
-            '<figure class="configurator__chart" data-chart hidden></figure>',
+            self.chart_html(result, compact),
         ]
         if not compact:
             # Starts the engine once this table is painted, before the rest of the page loads.
@@ -343,6 +344,8 @@ class ConfiguratorHtml:
             f'class="configurator__answer" data-answer data-state="answer" data-model="{escape(self._model)}" '
             f'data-format="{escape(fmt_id)}" data-context="{workload["context"]}" '
             f'data-concurrency="{workload["concurrency"]}" data-node="{escape(node)}" aria-busy="false"'
+            f' data-fastest="{escape(result["summary"]["fastest"] or "")}"'
+            f' data-best-per-mtok="{escape(result["summary"]["best_per_mtok"] or "")}"'
         )
         return (
             f"<section {attrs}>"
@@ -382,6 +385,17 @@ class ConfiguratorHtml:
                 f"{escape(text)}</button>"
             )
         return "".join(out)
+
+    def chart_html(self, result: dict[str, Any], compact: bool = False) -> str:
+        """The chart of the build's answer, drawn by the browser's own module (macros/chart_svg.py);
+        the compact widget has none."""
+        rows = [(self.node_name(r), r) for _, r in sorted_rows(result["rows"])]
+        points = [] if compact else chart_points(rows, result["kind"])
+        if not points:
+            return '<figure class="configurator__chart" data-chart hidden></figure>'
+        highlight = chart_highlight(result["summary"], self.t)
+        svg = chart_svg(points, self.locale, self.t, result["kind"] == "diffusion", highlight)
+        return f'<figure class="configurator__chart" data-chart data-width="{BUILD_WIDTH}">{svg}</figure>'
 
     def legend_html(self) -> str:
         t = self.t

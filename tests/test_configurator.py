@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
+from macros.chart_svg import BUILD_WIDTH
 from macros.fitengine import answer
 
 from .browser import ARTIFACTS, wait_until
@@ -740,5 +741,33 @@ def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser
         lambda: card(page)["model"] == "deepseek-v3" and card(page)["state"] == "answer", 90, "the link's answer"
     )
     assert page.locator("[data-configurator] [data-needs-js]:disabled").count() == 0
+    assert not errors, errors
+    context.close()
+
+
+def test_the_chart_is_in_the_page_without_javascript_and_redrawn_at_its_width_with_it(browser, server, catalog):
+    # The build drew it with the browser's module (macros/chart_svg.py); it needs no script.
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}")
+    assert page.is_visible("[data-chart] svg")
+    fits = [r for r in dom_rows(page) if r["verdict"] != "none"]
+    assert page.locator("[data-chart] circle").count() == len(fits) > 0
+    node = card(page)["node"]
+    assert page.locator(f'[data-chart] circle.point--marked[data-node="{node}"]').count() == 1
+    name = catalog.gpus[catalog.node(node).gpu].name
+    labels = page.eval_on_selector_all("[data-chart] .point-label", "els => els.map(e => e.textContent)")
+    assert [label for label in labels if name in label and "recommandé" in label], labels
+    # At a phone's width the build's drawing (640 wide) shrinks to its box, inside the phone's width.
+    right = page.eval_on_selector("[data-chart] svg", "svg => svg.getBoundingClientRect().right")
+    assert right <= 390, right
+    context.close()
+    # With JavaScript the widget redraws it with the same module, at the width of its box.
+    context, page, errors, _ = open_configurator(browser, server, "fr")
+    box = page.eval_on_selector("[data-chart]", "el => el.clientWidth")
+    wanted = str(round(max(320, min(box, 960))))
+    assert wanted != str(BUILD_WIDTH)  # else this would not tell a redrawn chart from the build's
+    wait_until(lambda: page.get_attribute("[data-chart] svg", "width") == wanted, 20, "the chart at its box's width")
+    assert page.locator("[data-chart] circle.point--marked").count() >= 1
     assert not errors, errors
     context.close()

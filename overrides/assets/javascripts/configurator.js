@@ -486,6 +486,8 @@ class Configurator {
       context: String(request.context),
       concurrency: String(request.concurrency),
       node,
+      fastest: result.summary.fastest || "",
+      bestPerMtok: result.summary.best_per_mtok || "",
       state: "answer",
     };
     for (const [key, value] of Object.entries(data)) setIfChanged(card.dataset, key, value);
@@ -682,7 +684,8 @@ class Configurator {
       return;
     }
     const highlight = {};
-    const summary = this.result ? this.result.summary : { recommended: this.card.dataset.node };
+    const card = this.card.dataset; // the build's answer names its card's nodes
+    const summary = this.result ? this.result.summary : { recommended: card.node, fastest: card.fastest, best_per_mtok: card.bestPerMtok };
     if (summary.fastest) highlight[summary.fastest] = this.t.alt_fastest;
     if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t.alt_best_per_mtok;
     if (summary.recommended) highlight[summary.recommended] = this.t.chart_recommended;
