@@ -11,7 +11,7 @@ import pytest
 
 from macros.fitengine import EngineError
 from macros.fitengine.api import raw_answer
-from macros.i18n import WIDGET
+from macros.i18n import MEASURE, WIDGET
 
 from .test_guides import english_words, typography_faults
 
@@ -70,13 +70,19 @@ def test_refusals_carry_a_code_and_their_parameters(catalog):
     assert set(refused.value.params["fields"]) == {"total", "active", "kv_heads", "head_dim"}
 
 
-def _refusals() -> dict[str, set[str]]:
-    """Every code the engine can refuse with, and the parameters it gives each, read from its source.
+# Refusals of a pasted measurement are worded by the measure panel (MEASURE), the others by the
+# configurator (WIDGET).
+PASTE_PARSERS = ("nvidia_smi.py", "nccl_tests.py")
+
+
+def _refusals() -> dict[str, tuple[set[str], str]]:
+    """Every code the engine can refuse with, the parameters it gives each and its file, read
+    from the engine's source.
 
     A code is a constant (`EngineError(message, "code", key=…)`), or, for a forced layout the
     runtime refuses, the code and parameters of a `Reason` that layout.py returns.
     """
-    codes: dict[str, set[str]] = {}
+    codes: dict[str, tuple[set[str], str]] = {}
     for path in sorted(ENGINE.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("EngineError", "Reason")):
@@ -84,11 +90,11 @@ def _refusals() -> dict[str, set[str]]:
             if node.func.id == "Reason":
                 if path.name == "layout.py":
                     assert isinstance(node.args[1], ast.Dict)
-                    codes[node.args[0].value] = {k.value for k in node.args[1].keys}
+                    codes[node.args[0].value] = ({k.value for k in node.args[1].keys}, path.name)
                 continue
             code = node.args[1] if len(node.args) > 1 else None
             if isinstance(code, ast.Constant) and code.value is not None:
-                codes[code.value] = {k.arg for k in node.keywords if k.arg}
+                codes[code.value] = ({k.arg for k in node.keywords if k.arg}, path.name)
             elif code is not None:
                 # The one code that is not a constant: the layout refusal's own (layout.py).
                 assert (path.name, ast.unparse(code)) == ("fit.py", "why.code"), ast.unparse(node)
@@ -98,20 +104,25 @@ def _refusals() -> dict[str, set[str]]:
 def test_every_refusal_code_has_words_in_every_locale_naming_only_its_parameters():
     codes = _refusals()
     assert {"layout_heads", "layout_no_tp", "runtime_format", "kv_cache_runtime", "parallel_range"} <= set(codes)
-    for locale, words in WIDGET.items():
-        assert not [c for c in codes if f"err_{c}" not in words], locale
-        for code, params in codes.items():
+    assert {"topo_no_header", "nvlink_no_links", "allreduce_no_rows"} <= set(codes)
+
+    def table(where: str) -> dict[str, dict[str, str]]:
+        return MEASURE if where in PASTE_PARSERS else WIDGET
+
+    for code, (params, where) in codes.items():
+        for locale, words in table(where).items():
+            assert f"err_{code}" in words, (locale, code)
             named = set(re.findall(r"\{(\w+)\}", words[f"err_{code}"]))
             assert named <= params, (locale, code, named - params)
-    for code in codes:
-        text = WIDGET["fr"][f"err_{code}"]
+        text = table(where)["fr"][f"err_{code}"]
         assert not typography_faults(text), (code, text)
         assert not english_words(re.sub(r"\{\w+\}", "", text)), (code, text)
 
 
-def test_the_runtime_and_layout_refusals_carry_a_code():
-    # Every refusal of a workload (fit.py) is worded by the page, none only in English.
-    tree = ast.parse((ENGINE / "fit.py").read_text())
+@pytest.mark.parametrize("name", ["fit.py", *PASTE_PARSERS])
+def test_workload_and_paste_refusals_all_carry_a_code(name):
+    # Every refusal of a workload (fit.py) or of a pasted output is worded by the page, none only in English.
+    tree = ast.parse((ENGINE / name).read_text())
     bare = [
         ast.unparse(n)[:80]
         for n in ast.walk(tree)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from macros.i18n import MEASURE
+
 from .browser import wait_until
 from .conftest import FIXTURES
 from .test_site import LOCALES, PAGE_PATHS
@@ -31,7 +33,8 @@ def test_pasted_topology_gets_a_verdict_and_a_coloured_matrix(browser, server, l
     page.fill("#measure-text", "<b>not a matrix</b>")
     page.click("[data-measure] button[type=submit]")
     wait_until(lambda: page.locator(".measure__error").count(), 10, "the message")
-    assert "topo -m" in page.text_content(".measure__error")
+    # In the page's words, from the engine's code (no backticks, no English on a French page).
+    assert page.text_content(".measure__error") == MEASURE[locale]["err_topo_no_header"]
     assert page.locator("[data-measure] b").count() == 0
     assert not errors, errors
     page.close()
