@@ -73,7 +73,11 @@ class Measure {
       this.result.dataset.verdict = "";
       // The engine's code in the page's words when it has them (err_<code>), else its own sentence.
       const words = out.code ? this.t["err_" + out.code] : undefined;
-      const text = out.error === "internal" ? this.t.error : words ? fill(words, out.params || {}) : out.error;
+      const number = new Intl.NumberFormat(this.locale);
+      const values = Object.fromEntries(
+        Object.entries(out.params || {}).map(([key, value]) => [key, typeof value === "number" ? number.format(value) : value]),
+      );
+      const text = out.error === "internal" ? this.t.error : words ? fill(words, values) : out.error;
       this.result.replaceChildren(this.errorElement(text));
       return;
     }
