@@ -12,8 +12,9 @@ import json
 from html import escape
 from typing import Any
 
+from macros.chart_svg import BUILD_WIDTH, chart_highlight, chart_points, chart_svg
 from macros.fitengine import Catalog, answer
-from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK, LIMITS, LINK_CLASSES
+from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK, LAYOUT_KEYS, LIMITS, LINK_CLASSES
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
@@ -49,6 +50,8 @@ SORT_KEYS_DIFFUSION = {
     "per_mtok": "usd_per_reference_hour",
     "per_user": "relative_speed",
 }
+# Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
+NEEDS_JS = " data-needs-js disabled"
 HELP = ("per_user", "total", "ttft", "per_mtok", "best_per_mtok", "memory", "max_users")
 
 
@@ -115,13 +118,13 @@ class ConfiguratorHtml:
             f'<p class="configurator__status" data-engine-status="static" role="status">{escape(self.t["status_static"])}</p>',
             '<p class="configurator__message" data-message role="alert" hidden></p>',
             '<p class="configurator__read" data-model-read hidden></p>',
+            self.noscript_html(result, fmt),
             self.answer_html(result, fmt),
-            f'<noscript><p class="configurator__noscript">{escape(self.t["noscript"].format(model=result["model_name"]))}</p></noscript>',
             self._controls(),
             self.table_html(result),
             f'<p class="configurator__fold"><button type="button" class="md-button" data-show-none hidden>{escape(self.t["show_none"].format(n=0))}</button></p>',
             self.legend_html(),
-            '<figure class="configurator__chart" data-chart hidden></figure>',
+            self.chart_html(result, compact),
         ]
         if not compact:
             # Starts the engine once this table is painted, before the rest of the page loads.
@@ -129,6 +132,19 @@ class ConfiguratorHtml:
             parts.append(f'<script type="module" async src="{escape(boot)}"></script>')
         parts.append("</div>")
         return "\n".join(parts)
+
+    def noscript_html(self, result: dict[str, Any], fmt: str) -> str:
+        """Without JavaScript: which workload the build's answer is for, and what needs a script
+        (a static page cannot read its address, so a link's other values go unanswered)."""
+        a = self.catalog.assumptions
+        workload = result.get("workload") or {"context": a.default_context, "concurrency": a.default_concurrency}
+        text = self.t["noscript"].format(
+            model=result["model_name"],
+            format=self.catalog.formats[fmt].name,
+            context=self.fmt.number(workload["context"], 0),
+            users=self.users(workload["concurrency"]),
+        )
+        return f'<noscript><p class="configurator__noscript">{escape(text)}</p></noscript>'
 
     def _options(self, selected: str, items: list[tuple[str, str]]) -> str:
         return "".join(
@@ -143,39 +159,58 @@ class ConfiguratorHtml:
         formats = self._options(fmt, [(f.id, f.name) for f in c.formats.values()])
         runtimes = self._options("", [("", t["runtime_default"]), *((r.id, r.name) for r in c.runtimes.values())])
         kv_caches = self._options("auto", [("auto", t["kv_auto"]), ("fp8", t["kv_fp8"])])
+        # A layout forced by the reader, each degree a power of two up to the largest node.
+        most = max(n.count for n in c.nodes)
+        powers = [str(2**i) for i in range(most.bit_length()) if 2**i <= most]
+        degrees = self._options("", [("", t["layout_auto"]), *((p, p) for p in powers)])
         a = c.assumptions
 
         def number_field(name: str, label: str, value: str, minimum: int, maximum: int) -> str:
             return (
                 f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
-                f'<input id="cfg-{name}" name="{name}" type="number" inputmode="numeric" min="{minimum}" max="{maximum}" step="1" value="{value}" aria-describedby="cfg-{name}-error">'
+                f'<input id="cfg-{name}" name="{name}" type="number" inputmode="numeric" min="{minimum}" max="{maximum}" step="1" value="{value}" aria-describedby="cfg-{name}-error"{NEEDS_JS}>'
                 f'<span class="configurator__error" id="cfg-{name}-error" data-error-for="{name}"></span></div>'
+            )
+
+        def select_field(name: str, label: str, options: str) -> str:
+            error = "layout" if name in LAYOUT_KEYS else name
+            return (
+                f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
+                f'<select id="cfg-{name}" name="{name}" aria-describedby="cfg-{error}-error"{NEEDS_JS}>{options}</select>'
+                + (
+                    ""
+                    if name in LAYOUT_KEYS
+                    else f'<span class="configurator__error" id="cfg-{name}-error" data-error-for="{name}"></span>'
+                )
+                + "</div>"
             )
 
         def custom_field(name: str, label: str) -> str:
             return (
                 f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
-                f'<input id="cfg-{name}" name="{name}" type="text" inputmode="decimal" autocomplete="off"></div>'
+                f'<input id="cfg-{name}" name="{name}" type="text" inputmode="decimal" autocomplete="off"{NEEDS_JS}></div>'
             )
 
         return "\n".join(
             [
                 '<form class="configurator__form" data-form>',
                 f'<div class="configurator__field"><label for="cfg-model">{escape(t["model"])}</label>'
-                f'<select id="cfg-model" name="model"><optgroup label="{escape(t["llms"])}">{llms}</optgroup>'
+                f'<select id="cfg-model" name="model"{NEEDS_JS}><optgroup label="{escape(t["llms"])}">{llms}</optgroup>'
                 f'<optgroup label="{escape(t["diffusion"])}" data-kind="diffusion">{diffusion}</optgroup>'
                 f'<option value="custom">{escape(t["custom"])}</option></select></div>',
                 f'<div class="configurator__field"><label for="cfg-format">{escape(t["format"])}</label>'
-                f'<select id="cfg-format" name="format">{formats}</select></div>',
+                f'<select id="cfg-format" name="format"{NEEDS_JS}>{formats}</select></div>',
                 number_field("context", t["context"], str(a.default_context), 1, LIMITS["context"]),
                 number_field("concurrency", t["concurrency"], str(a.default_concurrency), 1, LIMITS["concurrency"]),
-                f'<div class="configurator__field"><label for="cfg-runtime">{escape(t["runtime"])}</label>'
-                f'<select id="cfg-runtime" name="runtime">{runtimes}</select></div>',
-                f'<div class="configurator__field"><label for="cfg-kv_cache">{escape(t["kv_cache"])}</label>'
-                f'<select id="cfg-kv_cache" name="kv_cache">{kv_caches}</select></div>',
+                select_field("runtime", t["runtime"], runtimes),
+                select_field("kv_cache", t["kv_cache"], kv_caches),
+                f'<details class="configurator__layout"><summary>{escape(t["layout_legend"])}</summary>',
+                *(select_field(key, t[key], degrees) for key in LAYOUT_KEYS),
+                '<span class="configurator__error" id="cfg-layout-error" data-error-for="layout"></span>',
+                "</details>",
                 f'<fieldset class="configurator__custom" data-custom hidden><legend>{escape(t["custom_legend"])}</legend>',
                 f'<div class="configurator__field configurator__field--wide"><label for="cfg-config">{escape(t["config_json"])}</label>'
-                f'<textarea id="cfg-config" name="config" rows="4" spellcheck="false" aria-describedby="cfg-config-error"></textarea>'
+                f'<textarea id="cfg-config" name="config" rows="4" spellcheck="false" aria-describedby="cfg-config-error"{NEEDS_JS}></textarea>'
                 f'<span class="configurator__error" id="cfg-config-error" data-error-for="config"></span></div>',
                 f'<p class="configurator__or">{escape(t["or_totals"])}</p>',
                 custom_field("total", t["total"]),
@@ -308,6 +343,8 @@ class ConfiguratorHtml:
             f'class="configurator__answer" data-answer data-state="answer" data-model="{escape(self._model)}" '
             f'data-format="{escape(fmt_id)}" data-context="{workload["context"]}" '
             f'data-concurrency="{workload["concurrency"]}" data-node="{escape(node)}" aria-busy="false"'
+            f' data-fastest="{escape(result["summary"]["fastest"] or "")}"'
+            f' data-best-per-mtok="{escape(result["summary"]["best_per_mtok"] or "")}"'
         )
         return (
             f"<section {attrs}>"
@@ -342,11 +379,22 @@ class ConfiguratorHtml:
             else:
                 text = t["suggest_context"].format(context=f.number(sug["context"], 0), node=name, price=price)
             out.append(
-                f'<button type="button" class="md-button" data-suggestion data-format="{escape(sug["format"])}" '
+                f'<button type="button" class="md-button" data-suggestion{NEEDS_JS} data-format="{escape(sug["format"])}" '
                 f'data-context="{"" if sug["context"] is None else sug["context"]}" data-node="{escape(sug["node"])}">'
                 f"{escape(text)}</button>"
             )
         return "".join(out)
+
+    def chart_html(self, result: dict[str, Any], compact: bool = False) -> str:
+        """The chart of the build's answer, drawn by the browser's own module (macros/chart_svg.py);
+        the compact widget has none."""
+        rows = [(self.node_name(r), r) for _, r in sorted_rows(result["rows"])]
+        points = [] if compact else chart_points(rows, result["kind"])
+        if not points:
+            return '<figure class="configurator__chart" data-chart hidden></figure>'
+        highlight = chart_highlight(result["summary"], self.t)
+        svg = chart_svg(points, self.locale, self.t, result["kind"] == "diffusion", highlight)
+        return f'<figure class="configurator__chart" data-chart data-width="{BUILD_WIDTH}">{svg}</figure>'
 
     def legend_html(self) -> str:
         t = self.t

@@ -239,12 +239,12 @@ class GuideMacros:
         method = self._root() + self.page_paths.get("methodology", {}).get(self.locale, "") if self.page_paths else ""
         return register(ConfiguratorHtml(self.catalog, self.locale).render(self._root(), model, fmt, compact, method))
 
-    def measure_widget(self, node: str = "8x-h100-sxm") -> str:
+    def measure_widget(self) -> str:
         """The "measure it yourself" checker (see macros/measure_html.py)."""
         from macros.html_blocks import register
         from macros.measure_html import measure_html
 
-        return register(measure_html(self.catalog, self.locale, self._root(), node))
+        return register(measure_html(self.catalog, self.locale, self._root()))
 
     def _root(self) -> str:
         path = self.page_url().strip("/")

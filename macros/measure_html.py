@@ -1,5 +1,8 @@
 """The "measure it yourself" checker: paste an output, pick the node, read the verdict.
 
+No node is chosen in advance: judged against a node the reader did not pick, a healthy machine
+would read as faulty. Until they pick one, the panel says so and checks nothing.
+
 The judging runs in the page's engine worker (fitengine.check_measurement); this only lays out
 the form. Without JavaScript the form stays hidden and a sentence says why.
 """
@@ -15,12 +18,12 @@ from macros.i18n import MEASURE
 from macros.pyodide_dist import pyodide_version
 
 
-def measure_html(catalog: Catalog, locale: str, root: str, node: str = "8x-h100-sxm") -> str:
+def measure_html(catalog: Catalog, locale: str, root: str) -> str:
+    """The checker's form; no node is chosen for the reader: the check waits until they pick theirs."""
     t = MEASURE[locale]
     kinds = "".join(f'<option value="{k}">{escape(t["kind_" + k])}</option>' for k in ("topo", "nvlink", "allreduce"))
-    nodes = "".join(
-        f'<option value="{escape(n.id)}"{" selected" if n.id == node else ""}>{escape(n.id)}</option>'
-        for n in catalog.nodes
+    nodes = f'<option value="" selected>{escape(t["choose_node"])}</option>' + "".join(
+        f'<option value="{escape(n.id)}">{escape(n.id)}</option>' for n in catalog.nodes
     )
     return "\n".join(
         [
@@ -32,7 +35,8 @@ def measure_html(catalog: Catalog, locale: str, root: str, node: str = "8x-h100-
             f'<div class="configurator__field"><label for="measure-kind">{escape(t["kind"])}</label>'
             f'<select id="measure-kind" name="kind">{kinds}</select></div>',
             f'<div class="configurator__field"><label for="measure-node">{escape(t["node"])}</label>'
-            f'<select id="measure-node" name="node">{nodes}</select></div>',
+            f'<select id="measure-node" name="node" aria-describedby="measure-node-help">{nodes}</select>'
+            f'<span class="measure__help" id="measure-node-help" data-node-help>{escape(t["node_help"])}</span></div>',
             f'<div class="configurator__field configurator__field--wide"><label for="measure-text">{escape(t["paste"])}</label>'
             '<textarea id="measure-text" name="text" rows="8" spellcheck="false"></textarea></div>',
             f'<button type="submit" class="md-button md-button--primary">{escape(t["check"])}</button>',

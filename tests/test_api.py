@@ -4,14 +4,17 @@ nothing fits, and refusals a page can word in its own language."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 from macros.fitengine import EngineError
 from macros.fitengine.api import raw_answer
-from macros.i18n import WIDGET
+from macros.i18n import MEASURE, WIDGET
 from macros.locales import codes
+
+from .test_guides import english_words, typography_faults
 
 ENGINE = Path(__file__).resolve().parent.parent / "macros" / "fitengine"
 
@@ -68,20 +71,90 @@ def test_refusals_carry_a_code_and_their_parameters(catalog):
     assert set(refused.value.params["fields"]) == {"total", "active", "kv_heads", "head_dim"}
 
 
-def test_every_refusal_code_has_words_in_every_locale():
-    codes = set()
-    for path in ENGINE.glob("*.py"):
+# Refusals of a pasted measurement are worded by the measure panel (MEASURE), the others by the
+# configurator (WIDGET).
+PASTE_PARSERS = ("nvidia_smi.py", "nccl_tests.py")
+
+
+def _refusals() -> dict[str, tuple[set[str], str]]:
+    """Every code the engine can refuse with, the parameters it gives each and its file, read
+    from the engine's source.
+
+    A code is a constant (`EngineError(message, "code", key=…)`), or, for a forced layout the
+    runtime refuses, the code and parameters of a `Reason` that layout.py returns.
+    """
+    codes: dict[str, tuple[set[str], str]] = {}
+    for path in sorted(ENGINE.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if (
-                isinstance(node, ast.Call)
-                and getattr(node.func, "id", None) == "EngineError"
-                and len(node.args) > 1
-                and isinstance(node.args[1], ast.Constant)
-            ):
-                codes.add(node.args[1].value)
-    assert len(codes) >= 10
-    for locale, words in WIDGET.items():
-        assert not [c for c in codes if f"err_{c}" not in words], locale
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("EngineError", "Reason")):
+                continue
+            if node.func.id == "Reason":
+                if path.name == "layout.py":
+                    assert isinstance(node.args[1], ast.Dict)
+                    codes[node.args[0].value] = ({k.value for k in node.args[1].keys}, path.name)
+                continue
+            code = node.args[1] if len(node.args) > 1 else None
+            if isinstance(code, ast.Constant) and code.value is not None:
+                codes[code.value] = ({k.arg for k in node.keywords if k.arg}, path.name)
+            elif code is not None:
+                # The one code that is not a constant: the layout refusal's own (layout.py).
+                assert (path.name, ast.unparse(code)) == ("fit.py", "why.code"), ast.unparse(node)
+    return codes
+
+
+def test_every_refusal_code_has_words_in_every_locale_naming_only_its_parameters():
+    codes = _refusals()
+    assert {"layout_heads", "layout_no_tp", "runtime_format", "kv_cache_runtime", "parallel_range"} <= set(codes)
+    assert {"topo_no_header", "nvlink_no_links", "allreduce_no_rows"} <= set(codes)
+
+    def table(where: str) -> dict[str, dict[str, str]]:
+        return MEASURE if where in PASTE_PARSERS else WIDGET
+
+    for code, (params, where) in codes.items():
+        for locale, words in table(where).items():
+            assert f"err_{code}" in words, (locale, code)
+            named = set(re.findall(r"\{(\w+)\}", words[f"err_{code}"]))
+            assert named <= params, (locale, code, named - params)
+        text = table(where)["fr"][f"err_{code}"]
+        assert not typography_faults(text), (code, text)
+        assert not english_words(re.sub(r"\{\w+\}", "", text)), (code, text)
+
+
+@pytest.mark.parametrize("name", ["fit.py", *PASTE_PARSERS])
+def test_workload_and_paste_refusals_all_carry_a_code(name):
+    # Every refusal of a workload (fit.py) or of a pasted output is worded by the page, none only in English.
+    tree = ast.parse((ENGINE / name).read_text())
+    bare = [
+        ast.unparse(n)[:80]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "EngineError" and len(n.args) < 2
+    ]
+    assert not bare, bare
+
+
+def test_a_forced_layout_the_runtime_refuses_is_refused_with_its_reason(catalog):
+    heads = catalog.llms["llama-3.3-70b"].architecture.heads
+    tp = next(n for n in range(2, 9) if heads % n)
+    with pytest.raises(EngineError) as refused:
+        raw_answer(catalog, {"model": "llama-3.3-70b", "format": "bf16", "tensor_parallel": tp})
+    assert (refused.value.code, refused.value.params) == ("layout_heads", {"tp": tp, "heads": heads})
+    gguf = next(f.id for f in catalog.formats.values() if catalog.runtimes[f.runtime].kind == "layer-split")
+    with pytest.raises(EngineError) as refused:
+        raw_answer(catalog, {"model": "llama-3.1-8b", "format": gguf, "tensor_parallel": "2"})
+    assert refused.value.code == "layout_no_tp"
+    assert refused.value.params == {"runtime": catalog.runtimes[catalog.formats[gguf].runtime].name}
+    # A layout the runtime accepts answers, on that layout wherever it fits.
+    result = raw_answer(catalog, {"model": "llama-3.1-8b", "format": "bf16", "tensor_parallel": 2})
+    fits = [r for r in result["rows"] if r["verdict"] != "none"]
+    assert fits and all(r["tensor_parallel"] == 2 for r in fits)
+    # The runtime a format cannot run on, and an FP8 KV cache on a runtime without one.
+    vllm = next(r for r in catalog.runtimes.values() if r.kind == "server")
+    with pytest.raises(EngineError) as refused:
+        raw_answer(catalog, {"model": "llama-3.1-8b", "format": gguf, "runtime": vllm.id})
+    assert refused.value.code == "runtime_format" and refused.value.params["runtime"] == vllm.name
+    with pytest.raises(EngineError) as refused:
+        raw_answer(catalog, {"model": "llama-3.1-8b", "format": gguf, "kv_cache": "fp8"})
+    assert refused.value.code == "kv_cache_runtime"
 
 
 # --- one entry point for every caller ------------------------------------------------------

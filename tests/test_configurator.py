@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
+from macros.chart_svg import BUILD_WIDTH
 from macros.fitengine import answer
 
 from .browser import ARTIFACTS, wait_until
@@ -664,23 +665,109 @@ def test_keyboard_screen_reader_and_explanations(browser, server, catalog):
     context.close()
 
 
+def test_a_forced_layout_the_runtime_refuses_is_said_in_french_beside_the_layout(browser, server, catalog):
+    # Qwen3 235B's FP8 checkpoint on 8-way tensor parallelism: each card's slice of an expert's
+    # width (catalog: moe_intermediate_size) would cut its 128-weight FP8 blocks, which vLLM refuses.
+    from macros.fitengine.fit import quant_block
+    from macros.i18n import WIDGET
+
+    model = catalog.llms["qwen3-235b-a22b"]
+    width, block = model.architecture.moe.expert_intermediate, quant_block(model, catalog.formats["fp8"])
+    assert block and (width // 8) % block
+    query = "?v=1&model=qwen3-235b-a22b&format=fp8&tensor_parallel=8"
+    context, page, errors, _ = open_configurator(browser, server, "fr", query)
+    wait_ready(page)
+    wait_until(lambda: page.is_visible("[data-message]"), 20, "the engine's refusal")
+    assert page.input_value("select[name=tensor_parallel]") == "8"
+    message = page.text_content("[data-message]")
+    french = lambda n: f"{n:,}".replace(",", "\u202f")  # noqa: E731
+    words = WIDGET["fr"]["err_layout_block"].format(tp=8, width=french(width), slice=width // 8, block=block)
+    assert message == words, message
+    assert page.text_content("[data-error-for=layout]") == message
+    assert card(page)["state"] == "invalid" and card(page)["busy"] == "true"
+    # Back to the engine's choice: an answer again, and the words go.
+    page.select_option("select[name=tensor_parallel]", "")
+    wait_until(lambda: card(page)["state"] == "answer", 20, "the answer")
+    assert page.is_hidden("[data-message]") and not page.text_content("[data-error-for=layout]")
+    assert not errors, errors
+    context.close()
+
+
 def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser, server, catalog):
-    # Defect 12: no "engine is loading" without a script; controls that cannot work are disabled.
+    # Defect 12: no "engine is loading" without a script; controls that cannot work are disabled;
+    # a link naming another model is not silently answered with the default one.
+    from macros.i18n import WIDGET
+
+    query = "?v=1&model=deepseek-v3&format=fp8"
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    page.goto(f"{server}/en/{PAGE_PATHS['configurator']['en']}")
+    page.goto(f"{server}/en/{PAGE_PATHS['configurator']['en']}{query}")
     status = page.text_content("[data-engine-status]")
     assert "loading" not in status.lower(), status
-    assert "JavaScript" in page.text_content("noscript, .configurator__noscript")
-    assert page.locator("button[data-sort]").count() == page.locator("button[data-sort]:disabled").count() > 0
     c = card(page)
-    assert (c["model"], c["context"], c["concurrency"]) == (
-        page.get_attribute("[data-configurator]", "data-default-model"),
-        str(catalog.assumptions.default_context),
-        str(catalog.assumptions.default_concurrency),
+    default = page.get_attribute("[data-configurator]", "data-default-model")
+    default_format = page.get_attribute("[data-configurator]", "data-default-format")
+    a = catalog.assumptions
+    assert default != "deepseek-v3" and c["model"] == default
+    assert (c["format"], c["context"], c["concurrency"]) == (
+        default_format,
+        str(a.default_context),
+        str(a.default_concurrency),
     )
+    # The line names the workload the shown answer is for, and says a link's values need JavaScript.
+    line = page.text_content(".configurator__noscript")
+    users = WIDGET["en"]["users_one" if a.default_concurrency == 1 else "users_many"].format(
+        n=f"{a.default_concurrency:,}"
+    )
+    names = (catalog.llms[default].name, catalog.formats[default_format].name, f"{a.default_context:,} tokens", users)
+    for part in names:
+        assert part in line, (part, line)
+    assert "A link naming another model or other values cannot be answered without JavaScript" in line
+    # Every control that needs the script is disabled in the markup; the answer itself is there.
+    controls = "[data-configurator] :is(select, input, textarea, button):not([hidden], [hidden] *)"
+    states = page.eval_on_selector_all(
+        controls, "els => els.map(e => [e.name || e.dataset.sort || e.className, e.disabled])"
+    )
+    assert states and not [name for name, disabled in states if not disabled], states
+    assert page.locator("button[data-sort]").count() == page.locator("button[data-sort]:disabled").count() > 0
     shown = dom_rows(page)
     fits = [r for r in shown if r["verdict"] != "none"]
     assert shown[: len(fits)] == fits and c["node"] == fits[0]["node"]
     assert [float(r["price"]) for r in fits] == sorted(float(r["price"]) for r in fits)
+    context.close()
+    # With JavaScript, the script enables them and answers the link's own question.
+    context, page, errors, _ = open_configurator(browser, server, "en", query)
+    wait_until(
+        lambda: card(page)["model"] == "deepseek-v3" and card(page)["state"] == "answer", 90, "the link's answer"
+    )
+    assert page.locator("[data-configurator] [data-needs-js]:disabled").count() == 0
+    assert not errors, errors
+    context.close()
+
+
+def test_the_chart_is_in_the_page_without_javascript_and_redrawn_at_its_width_with_it(browser, server, catalog):
+    # The build drew it with the browser's module (macros/chart_svg.py); it needs no script.
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}")
+    assert page.is_visible("[data-chart] svg")
+    fits = [r for r in dom_rows(page) if r["verdict"] != "none"]
+    assert page.locator("[data-chart] circle").count() == len(fits) > 0
+    node = card(page)["node"]
+    assert page.locator(f'[data-chart] circle.point--marked[data-node="{node}"]').count() == 1
+    name = catalog.gpus[catalog.node(node).gpu].name
+    labels = page.eval_on_selector_all("[data-chart] .point-label", "els => els.map(e => e.textContent)")
+    assert [label for label in labels if name in label and "recommandé" in label], labels
+    # At a phone's width the build's drawing (640 wide) shrinks to its box, inside the phone's width.
+    right = page.eval_on_selector("[data-chart] svg", "svg => svg.getBoundingClientRect().right")
+    assert right <= 390, right
+    context.close()
+    # With JavaScript the widget redraws it with the same module, at the width of its box.
+    context, page, errors, _ = open_configurator(browser, server, "fr")
+    box = page.eval_on_selector("[data-chart]", "el => el.clientWidth")
+    wanted = str(round(max(320, min(box, 960))))
+    assert wanted != str(BUILD_WIDTH)  # else this would not tell a redrawn chart from the build's
+    wait_until(lambda: page.get_attribute("[data-chart] svg", "width") == wanted, 20, "the chart at its box's width")
+    assert page.locator("[data-chart] circle.point--marked").count() >= 1
+    assert not errors, errors
     context.close()

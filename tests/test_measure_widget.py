@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from macros.i18n import MEASURE
+
 from .browser import wait_until
 from .conftest import FIXTURES
 from .test_site import LOCALES, PAGE_PATHS
@@ -31,7 +33,90 @@ def test_pasted_topology_gets_a_verdict_and_a_coloured_matrix(browser, server, l
     page.fill("#measure-text", "<b>not a matrix</b>")
     page.click("[data-measure] button[type=submit]")
     wait_until(lambda: page.locator(".measure__error").count(), 10, "the message")
-    assert "topo -m" in page.text_content(".measure__error")
+    # In the page's words, from the engine's code (no backticks, no English on a French page).
+    assert page.text_content(".measure__error") == MEASURE[locale]["err_topo_no_header"]
     assert page.locator("[data-measure] b").count() == 0
     assert not errors, errors
     page.close()
+
+
+def fixture_labels(name: str) -> list[list[str]]:
+    """The GPU-to-GPU labels of a fixture's matrix, read from the file itself."""
+    rows = [line.split() for line in (FIXTURES / "measure" / name).read_text().splitlines()]
+    gpu_rows = [r for r in rows if r and r[0].startswith("GPU") and len(r) > 1 and not r[1].startswith("GPU")]
+    return [r[1 : 1 + len(gpu_rows)] for r in gpu_rows]
+
+
+def matrix_cells(page) -> list[dict]:
+    return page.eval_on_selector_all(
+        ".measure__matrix td.link",
+        "tds => tds.map(td => ({label: td.firstChild.textContent.trim(), differs: td.classList.contains('link--differs'),"
+        " expected: td.dataset.expected || null, note: td.querySelector('.link__expected')?.textContent || null}))",
+    )
+
+
+def test_cells_that_differ_from_the_node_are_marked_with_the_expected_value(browser, server):
+    # The degraded 8 x H100 SXM fixture: healthy pairs show NV18 (an H100 SXM has 18 NVLinks,
+    # the fixture's other pairs say so); the NV12 and SYS cells are the ones that differ.
+    labels = fixture_labels("topo-8x-h100-degraded.txt")
+    odd = [label for i, row in enumerate(labels) for j, label in enumerate(row) if i != j and label != "NV18"]
+    assert len(odd) == 16
+    page = browser.new_page()
+    page.goto(f"{server}/fr/{PAGE_PATHS['nvlink']['fr']}")
+    page.select_option("#measure-node", "8x-h100-sxm")
+    page.fill("#measure-text", (FIXTURES / "measure" / "topo-8x-h100-degraded.txt").read_text())
+    page.click("[data-measure] button[type=submit]")
+    wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
+    cells = matrix_cells(page)
+    marked = [c for c in cells if c["differs"]]
+    assert sorted(c["label"] for c in marked) == sorted(odd)
+    assert {c["expected"] for c in marked} == {"NV18"}
+    assert all(c["note"] == "attendu\u202f: NV18" for c in marked), marked[:2]
+    assert not [c for c in cells if not c["differs"] and c["label"] not in ("NV18", "X")]
+    assert page.locator(".measure__legend .link--differs").count() == 1
+    page.close()
+
+
+def test_on_a_phone_no_node_is_assumed_and_a_matrix_of_another_node_asks_which_node(browser, server, catalog):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/en/{PAGE_PATHS['nvlink']['en']}")
+    # No node is chosen for the reader, and the panel says so until they choose one.
+    assert page.input_value("#measure-node") == ""
+    assert page.is_visible("[data-node-help]")
+    fixture = (FIXTURES / "measure" / "topo-8x-rtx4090-pcie-two-sockets.txt").read_text()
+    page.fill("#measure-text", fixture)
+    page.click("[data-measure] button[type=submit]")
+    wait_until(lambda: page.locator(".measure__error").count(), 10, "the request to choose a node")
+    assert "Choose the node you rent" in page.text_content(".measure__error")
+    assert not page.get_attribute("[data-measure] [data-result]", "data-verdict")
+    assert page.evaluate("document.activeElement.id") == "measure-node"
+    # An 8 x RTX 4090 PCIe machine checked as an 8 x H100 SXM: every pair shows another class
+    # of link than NVLink, so the panel asks whether the right node is chosen.
+    page.select_option("#measure-node", "8x-h100-sxm")
+    assert page.is_hidden("[data-node-help]")
+    page.click("[data-measure] button[type=submit]")
+    wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
+    first = page.text_content("[data-measure] [data-result] li")
+    assert "is 8x-h100-sxm the node you rent?" in first and "8x-rtx-4090" in first, first
+    nodes_of_4090s = [n.id for n in catalog.nodes if n.gpu == "rtx-4090" and n.count == 8]
+    assert nodes_of_4090s == ["8x-rtx-4090"]
+    cells = matrix_cells(page)
+    assert len(cells) == 64 and sum(c["differs"] for c in cells) == 56
+    # The 8 x 8 matrix scrolls inside its own box: the page keeps the phone's width.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.eval_on_selector(
+        ".measure__scroll", "el => [el.scrollWidth, el.clientWidth, el.getBoundingClientRect().right]"
+    )
+    assert box[0] > box[1] and box[2] <= 390, box
+    # Once the right node is chosen, the same matrix is as promised and nothing is marked.
+    page.select_option("#measure-node", "8x-rtx-4090")
+    page.click("[data-measure] button[type=submit]")
+    wait_until(
+        lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict") == "ok", 30, "the new verdict"
+    )
+    assert not [c for c in matrix_cells(page) if c["differs"]]
+    assert not errors, errors
+    context.close()

@@ -152,6 +152,38 @@ def test_nvlink_where_the_node_has_none(catalog):
     assert not any(f.reason.code == "topo_sys_in_group" for f in health.findings)
 
 
+def test_each_cell_is_held_to_what_the_node_should_show(catalog):
+    # The bridged-pairs capture (nccl-tests issue 178): NV12 in pairs, NODE within a socket,
+    # SYS across. An H100 NVL pair: 12 NVLinks (the catalog: its bridge carries 300 GB/s per
+    # direction, NVLink 4 links 25 GB/s each), as test_bridged_pairs pastes it.
+    out = check_measurement(catalog, "topo", text("topo-8x-a100-bridged-pairs.txt"), "8x-a100-pcie-80gb")
+    marked = {(i, j) for i, row in enumerate(out["differs"]) for j, d in enumerate(row) if d}
+    assert marked == {(i, i ^ 1) for i in range(8)}  # only the bridged pairs: the node has no bridges
+    assert out["expected"][0][1] == "PCIe" and out["expected"][0][4] == "SYS" and out["expected"][3][3] == "X"
+    paste = "GPU0 GPU1\nGPU0 X NV6\nGPU1 NV6 X\n"
+    out = check_measurement(catalog, "topo", paste, "2x-h100-nvl")
+    assert out["expected"][0][1] == "NV12" and out["differs"][0][1] and not out["differs"][0][0]
+
+
+def test_a_matrix_with_no_pair_of_the_nodes_class_asks_whether_the_node_is_right(catalog):
+    pcie = parse_topo(text("topo-8x-rtx4090-pcie-two-sockets.txt"))
+    health = check_topology(catalog, catalog.node("8x-h100-sxm"), pcie)
+    first = health.findings[0].reason
+    assert first.code == "topo_other_node" and "8x-rtx-4090" in first.params["matches"]
+    assert first.params["node"] == "8x-h100-sxm"
+    # A degraded board still shows NVLink on most pairs: no such question.
+    degraded = parse_topo(text("topo-8x-h100-degraded.txt"))
+    assert not {"topo_other_node", "topo_other_node_unknown"} & {
+        c for _, c in codes(check_topology(catalog, catalog.node("8x-h100-sxm"), degraded))
+    }
+    # The same PCIe matrix is what the 8 x RTX 4090 node promises: nothing to ask.
+    assert check_topology(catalog, catalog.node("8x-rtx-4090"), pcie).verdict == "ok"
+    # NVLink everywhere on a PCIe node of 8 cards: the SXM nodes of 8 are named.
+    nvswitch = parse_topo(text("topo-8x-h100-nvswitch.txt"))
+    first = check_topology(catalog, catalog.node("8x-l40s"), nvswitch).findings[0].reason
+    assert first.code == "topo_other_node" and "8x-h100-sxm" in first.params["matches"]
+
+
 # --- nvlink --status --------------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError, shown
 from .fit import MAX_CONCURRENCY, MAX_TOKENS, Workload, fit_all, fit_node, workload
-from .health import check_allreduce, check_nvlink, check_topology
+from .health import check_allreduce, check_nvlink, check_topology, differs, expected_matrix
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
 from .nccl_tests import parse_allreduce
@@ -93,6 +93,18 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
     return value[:40]
 
 
+LAYOUT_KEYS = ("tensor_parallel", "pipeline_parallel", "expert_parallel")
+
+
+def _layout(request: dict[str, Any]) -> tuple[int, int, int] | None:
+    """A forced layout (tp, pp, ep) when the request names any of its degrees (the others: 1)."""
+    degrees = [_whole(request, key) for key in LAYOUT_KEYS]
+    if all(d is None for d in degrees):
+        return None
+    tp, pp, ep = (1 if d is None else d for d in degrees)
+    return (tp, pp, ep)
+
+
 def link_class(catalog: Catalog, node_id: str | Node) -> str:
     """How the node's cards talk: one-card, pcie, nvlink-bridge or nvlink (SXM boards)."""
     node = node_id if isinstance(node_id, Node) else catalog.node(node_id)
@@ -110,6 +122,9 @@ def answer(
     number: Callable[[float], str] = _number,
 ) -> dict[str, Any]:
     """Every node's answer to a request {model | config | totals, format, context, concurrency}.
+
+    Optional keys: input, output, runtime, kv_cache, and a forced layout's tensor_parallel,
+    pipeline_parallel and expert_parallel (a layout the runtime refuses raises EngineError).
 
     Raises EngineError with a reader-facing message when the request cannot be answered.
     """
@@ -162,19 +177,10 @@ def _fraction(request: dict[str, Any], key: str) -> float | None:
         try:
             value = float(value.strip())
         except ValueError:
-            raise EngineError(f"{key} must be a number, got {shown(value)}") from None
+            raise EngineError(f"{key} must be a number, got {shown(value)}", "not_a_number", key=key) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise EngineError(f"{key} must be a number, got {shown(value)}")
+        raise EngineError(f"{key} must be a number, got {shown(value)}", "not_a_number", key=key)
     return float(value)
-
-
-def _layout(request: dict[str, Any]) -> tuple[int, int, int] | None:
-    """A forced (tensor, pipeline, expert) layout, or None to let the engine choose."""
-    forced = [_whole(request, key) for key in ("tensor_parallel", "pipeline_parallel", "expert_parallel")]
-    if all(value is None for value in forced):
-        return None
-    tp, pp, ep = (1 if value is None else value for value in forced)
-    return tp, pp, ep
 
 
 def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> Any:
@@ -196,7 +202,12 @@ def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> A
     if isinstance(model_id, str) and model_id in catalog.llms:
         return model_id
     choices = ", ".join([*catalog.llms, *catalog.diffusion])
-    raise EngineError(f"unknown model {shown(model_id, 60)}; choose one of: {choices}")
+    raise EngineError(
+        f"unknown model {shown(model_id, 60)}; choose one of: {choices}",
+        "unknown_model",
+        model=shown(model_id, 60),
+        choices=choices,
+    )
 
 
 def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
@@ -216,7 +227,12 @@ def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
         nodes = tuple(n for n in catalog.nodes if n.id == node_id)
         if not nodes:
             choices = ", ".join(n.id for n in catalog.nodes)
-            raise EngineError(f"unknown node {shown(node_id, 60)}; choose one of: {choices}")
+            raise EngineError(
+                f"unknown node {shown(node_id, 60)}; choose one of: {choices}",
+                "unknown_node",
+                node=shown(node_id, 60),
+                choices=choices,
+            )
     context = _whole(request, "context")
     concurrency = _whole(request, "concurrency")
     options = {
@@ -232,7 +248,7 @@ def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
         return Evaluation("diffusion", catalog.diffusion[model_id].name, nodes, fits, None, None)
     model = _model(catalog, request, model_id)
     if not isinstance(fmt, str):
-        raise EngineError("choose a format")
+        raise EngineError("choose a format", "no_format")
     work = workload(catalog, model, fmt, context, concurrency, **options)
     fits = tuple(fit_all(catalog, work) if node_id is None else (fit_node(catalog, work, nodes[0]),))
     read = None if isinstance(model, str) else model_read(work.model)
@@ -386,6 +402,9 @@ def check_measurement(
 ) -> dict[str, Any]:
     """Judge a pasted `topo -m`, `nvlink --status` or `all_reduce_perf` output against a node.
 
+    For a `topo -m` matrix of the node's size: `matrix` as read, `expected` what the node should
+    show (NV#, SYS, or PCIe for any PCIe label) and `differs`, the cells that are not that.
+
     Raises EngineError when the text is not such an output or the node is unknown.
     """
     if kind not in MEASUREMENTS:
@@ -398,11 +417,20 @@ def check_measurement(
     if len(text) > MAX_PASTE:
         raise EngineError(f"the paste holds {len(text):,} characters; at most {MAX_PASTE:,} are read")
     matrix = None
+    drawn: dict[str, Any] = {}
     if kind == "topo":
         topo = parse_topo(text)
         health = check_topology(catalog, node, topo)
         if topo.gpus == node.count:  # a matrix of another size is judged, not drawn
             matrix = [[("X" if i == j else topo.label(i, j)) for j in range(topo.gpus)] for i in range(topo.gpus)]
+            expected = expected_matrix(catalog, node)
+            drawn = {
+                "expected": expected,
+                "differs": [
+                    [differs(a, b) for a, b in zip(row, want, strict=True)]
+                    for row, want in zip(matrix, expected, strict=True)
+                ],
+            }
     elif kind == "nvlink":
         health = check_nvlink(catalog, node, parse_nvlink_status(text))
     else:
@@ -411,4 +439,7 @@ def check_measurement(
     for item, finding in zip(result["reasons"], health.findings, strict=True):
         item["text"] = render(Reason(finding.reason.code, finding.reason.params), locale, number)
     result["matrix"] = matrix
+    # The matrix the node should show, and which cells differ from it (expected_label).
+    result["expected"] = drawn.get("expected")
+    result["differs"] = drawn.get("differs")
     return result

@@ -18,7 +18,7 @@ from typing import Any
 from .architecture import Architecture, Params
 from .catalog import Catalog, Format, Gpu, Llm, Node, Runtime
 from .checkpoint import unquantized_parts
-from .errors import EngineError
+from .errors import EngineError, shown
 from .layout import Layout, candidates, refusal
 from .memory import kv_bytes_per_card, runtime_reserve_bytes, weight_bytes
 from .reasons import Reason, render
@@ -29,6 +29,8 @@ from .units import GB
 MAX_CONCURRENCY = 4096
 MAX_TOKENS = 10_000_000
 KV_CACHE = ("auto", "fp8")
+MAX_PARALLEL = 64  # cards in one layout's dimension: beyond any node
+MIN_UTILIZATION = 0.05  # the smallest share of a card's memory the runtime may be given
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,9 @@ class Workload:
 
     def __post_init__(self) -> None:
         if isinstance(self.context, bool) or not isinstance(self.context, int) or self.context < 1:
-            raise EngineError(f"context must be a whole number of tokens of at least 1, got {self.context!r}")
+            raise EngineError(
+                f"context must be a whole number of tokens of at least 1, got {shown(self.context)}", "context_range"
+            )
         if self.context > self.model.max_context:
             raise EngineError(
                 f"context {self.context} exceeds {self.model.name}'s maximum of {self.model.max_context} tokens",
@@ -75,7 +79,10 @@ class Workload:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOKENS:
                 raise EngineError(
-                    f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_TOKENS}, got {value!r}"
+                    f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_TOKENS}, got {shown(value)}",
+                    "tokens_range",
+                    key=name,
+                    maximum=MAX_TOKENS,
                 )
         # The last token of an answer is never cached: a request needs input + output - 1 tokens.
         if self.input_tokens + self.output_tokens - 1 > self.context:
@@ -88,10 +95,19 @@ class Workload:
                 context=self.context,
             )
         u = self.memory_utilization
-        if u is not None and (isinstance(u, bool) or not isinstance(u, int | float) or not 0.05 <= u <= 1):
-            raise EngineError(f"memory utilization must be a number from 0.05 to 1, got {u!r}")
+        if u is not None and (isinstance(u, bool) or not isinstance(u, int | float) or not MIN_UTILIZATION <= u <= 1):
+            raise EngineError(
+                f"memory utilization must be a number from {MIN_UTILIZATION} to 1, got {shown(u)}",
+                "memory_utilization_range",
+                minimum=MIN_UTILIZATION,
+                maximum=1,
+            )
         if self.kv_cache not in KV_CACHE:
-            raise EngineError(f"KV cache must be one of {', '.join(KV_CACHE)}, got {str(self.kv_cache)[:20]!r}")
+            raise EngineError(
+                f"KV cache must be one of {', '.join(KV_CACHE)}, got {shown(self.kv_cache, 20)}",
+                "kv_cache_choice",
+                choices=", ".join(KV_CACHE),
+            )
 
 
 @dataclass(frozen=True)
@@ -629,24 +645,51 @@ def workload(
     a = catalog.assumptions
     if isinstance(model, str):
         if model not in catalog.llms:
-            raise EngineError(f"unknown model {model!r}; choose one of: {', '.join(catalog.llms)}")
+            choices = ", ".join(catalog.llms)
+            raise EngineError(
+                f"unknown model {shown(model)}; choose one of: {choices}",
+                "unknown_model",
+                model=shown(model),
+                choices=choices,
+            )
         model = catalog.llms[model]
     if fmt not in catalog.formats:
-        raise EngineError(f"unknown format {fmt!r}; choose one of: {', '.join(catalog.formats)}")
+        choices = ", ".join(catalog.formats)
+        raise EngineError(
+            f"unknown format {shown(fmt)}; choose one of: {choices}",
+            "unknown_format",
+            format=shown(fmt),
+            choices=choices,
+        )
     the_format = catalog.formats[fmt]
     model = as_published(model, the_format)
     the_runtime = None
     if runtime is not None:
         if runtime not in catalog.runtimes:
-            raise EngineError(f"unknown runtime {runtime!r}; choose one of: {', '.join(catalog.runtimes)}")
+            choices = ", ".join(catalog.runtimes)
+            raise EngineError(
+                f"unknown runtime {shown(runtime)}; choose one of: {choices}",
+                "unknown_runtime",
+                runtime=shown(runtime),
+                choices=choices,
+            )
         the_runtime = catalog.runtimes[runtime]
         if fmt not in the_runtime.formats:
+            runs = ", ".join(catalog.formats[f].name for f in the_runtime.formats if f in catalog.formats)
             raise EngineError(
-                f"{the_runtime.name} does not run {the_format.name}; it runs: {', '.join(the_runtime.formats)}"
+                f"{the_runtime.name} does not run {the_format.name}; it runs: {runs}",
+                "runtime_format",
+                runtime=the_runtime.name,
+                format=the_format.name,
+                formats=runs,
             )
     chosen_runtime = the_runtime or catalog.runtimes[the_format.runtime]
     if kv_cache == "fp8" and chosen_runtime.kind != "server":
-        raise EngineError(f"{chosen_runtime.name} has no FP8 KV cache option here; use auto")
+        raise EngineError(
+            f"{chosen_runtime.name} has no FP8 KV cache option here; use auto",
+            "kv_cache_runtime",
+            runtime=chosen_runtime.name,
+        )
     context = a.default_context if context is None else context
     if isinstance(context, int) and not isinstance(context, bool) and context >= 1:
         if output_tokens is None:
@@ -656,17 +699,26 @@ def workload(
     forced = None
     if layout is not None:
         tp, pp, ep = layout
-        for name, value in (("tensor parallel", tp), ("pipeline parallel", pp), ("expert parallel", ep)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 64:
-                raise EngineError(f"{name} must be a whole number from 1 to 64, got {value!r}")
+        for name, value in (("tensor_parallel", tp), ("pipeline_parallel", pp), ("expert_parallel", ep)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PARALLEL:
+                raise EngineError(
+                    f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_PARALLEL}, got {shown(value)}",
+                    "parallel_range",
+                    key=name,
+                    maximum=MAX_PARALLEL,
+                )
         if ep not in (1, tp):
-            raise EngineError(f"expert parallel must be 1 or equal to tensor parallel ({tp}), got {ep}")
+            raise EngineError(
+                f"expert parallel must be 1 or equal to tensor parallel ({tp}), got {ep}",
+                "expert_parallel_tp",
+                tp=tp,
+                ep=ep,
+            )
         forced = Layout(tp, pp, ep)
-        if chosen_runtime.kind == "layer-split" and tp > 1:
-            raise EngineError(f"{chosen_runtime.name} splits layers across cards; it has no tensor parallelism")
         why = refusal(model.architecture, chosen_runtime, forced, quant_block(model, the_format))
         if why is not None:
-            raise EngineError(f"layout refused: {render(why)}")
+            # The verdict's own words (reasons.py, layout_*): the page says them in its language.
+            raise EngineError(f"layout refused: {render(why)}", why.code, **why.params)
     return Workload(
         model=model,
         format=the_format,

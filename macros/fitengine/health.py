@@ -84,6 +84,66 @@ def _links(catalog: Catalog, node: Node) -> int:
     return round(gpu.nvlink.per_direction_gbps / generation_rate)
 
 
+PCIE_LABEL = "PCIe"  # what a pair on PCIe within a socket should show: any of PIX, PXB, PHB, NODE
+
+
+def link_kind(label: str) -> str:
+    """The class of a `topo -m` label: self (X), nvlink (NV#), sys (across sockets) or pcie."""
+    if label == "X":
+        return "self"
+    if label.startswith("NV"):
+        return "nvlink"
+    return "sys" if label == "SYS" else "pcie"
+
+
+def expected_label(catalog: Catalog, node: Node, i: int, j: int) -> str:
+    """What `topo -m` should show between cards i and j of the node: X, NV#, SYS or PCIe (PCIE_LABEL).
+
+    SXM boards join every pair over NVLink; bridged cards join their group; the other pairs
+    talk over PCIe, across the CPU sockets (SYS) when the cards sit on different sockets.
+    """
+    if i == j:
+        return "X"
+    topology = catalog.topologies[node.topology]
+    if topology.nvlink == "sxm":
+        return f"NV{expected_nvlinks(catalog, node)}"
+    if topology.nvlink == "bridge" and i // node.nvlink_group == j // node.nvlink_group:
+        return f"NV{_card_links(catalog, node)}"
+    per_socket = node.count // node.sockets
+    return "SYS" if i // per_socket != j // per_socket else PCIE_LABEL
+
+
+def differs(label: str, expected: str) -> bool:
+    """Whether a shown label is not what was expected: another class, or another count of NVLinks."""
+    kind = link_kind(expected)
+    return link_kind(label) != kind or (kind == "nvlink" and label != expected)
+
+
+def expected_matrix(catalog: Catalog, node: Node) -> list[list[str]]:
+    """The `topo -m` matrix the node should show, pair by pair (expected_label)."""
+    return [[expected_label(catalog, node, i, j) for j in range(node.count)] for i in range(node.count)]
+
+
+def _other_node(catalog: Catalog, node: Node, topo: Topology, pairs: list[tuple[int, int]]) -> Finding | None:
+    """When no pair shows the node's class of link, ask whether it is the node the reader rents,
+    naming the nodes of the catalog whose matrix this one is."""
+    if not pairs or any(
+        link_kind(topo.label(i, j)) == link_kind(expected_label(catalog, node, i, j)) for i, j in pairs
+    ):
+        return None
+    matches = [
+        n.id
+        for n in catalog.nodes
+        if n.count == topo.gpus
+        and n.id != node.id
+        and not any(differs(topo.label(i, j), expected_label(catalog, n, i, j)) for i, j in pairs)
+    ]
+    if not matches:
+        return Finding("warning", Reason("topo_other_node_unknown", {"node": node.id}))
+    shown = ", ".join(matches[:4]) + (f" (+{len(matches) - 4})" if len(matches) > 4 else "")
+    return Finding("warning", Reason("topo_other_node", {"node": node.id, "matches": shown}))
+
+
 def check_topology(catalog: Catalog, node: Node, topo: Topology) -> Health:
     """Does every pair of GPUs talk over the link the node promises?"""
     findings: list[Finding] = []
@@ -96,6 +156,9 @@ def check_topology(catalog: Catalog, node: Node, topo: Topology) -> Health:
     topology = catalog.topologies[node.topology]
     per_socket = node.count // node.sockets
     pairs = [(i, j) for i in range(topo.gpus) for j in range(i + 1, topo.gpus)]
+    other = _other_node(catalog, node, topo, pairs)
+    if other is not None:
+        findings.append(other)  # asked first: the rest reads differently once the node is right
     most = expected_nvlinks(catalog, node) if topology.nvlink == "sxm" else _card_links(catalog, node)
     # (Any NVLink on a node without it is reported below, as another machine's output.)
     too_many = [p for p in pairs if topo.nvlinks(*p) > most] if topology.nvlink != "none" else []

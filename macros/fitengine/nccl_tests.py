@@ -79,7 +79,10 @@ def _count(match: re.Match[str] | None, what: str) -> int | None:
         return None
     digits = match.group(1)
     if len(digits) > 6 or int(digits) > MAX_GPUS:
-        raise EngineError(f"the header's {what} reads {digits[:12]}{'…' if len(digits) > 12 else ''}: not a GPU count")
+        shown = digits[:12] + ("…" if len(digits) > 12 else "")
+        raise EngineError(
+            f"the header's {what} reads {shown}: not a GPU count", "allreduce_gpu_count", what=what, value=shown
+        )
     return int(digits)
 
 
@@ -106,7 +109,7 @@ def _row(tokens: list[str]) -> Row | None:
 def parse_allreduce(text: str) -> AllReduceRun:
     """The measurement rows and totals of an `all_reduce_perf` run."""
     if not isinstance(text, str) or not text.strip():
-        raise EngineError("expected the output of nccl-tests' all_reduce_perf; the paste is empty")
+        raise EngineError("expected the output of nccl-tests' all_reduce_perf; the paste is empty", "allreduce_empty")
     rows: list[Row] = []
     ranks = 0
     ngpus = nthread = None
@@ -121,7 +124,10 @@ def parse_allreduce(text: str) -> AllReduceRun:
                     avg = _number(m.group(1), "average bus bandwidth")
                 except _BadNumber as bad:
                     raise EngineError(
-                        f"line {number}: the average bus bandwidth reads {bad.token[:20]!r}, not a number"
+                        f"line {number}: the average bus bandwidth reads {bad.token[:20]!r}, not a number",
+                        "allreduce_bad_average",
+                        line=number,
+                        value=bad.token[:20],
                     ) from None
             ngpus = _count(_NGPUS.search(line), "nGpus") or ngpus
             nthread = _count(_NTHREAD.search(line), "nThread") or nthread
@@ -135,13 +141,18 @@ def parse_allreduce(text: str) -> AllReduceRun:
             row = _row(line.split())
         except _BadNumber as bad:
             raise EngineError(
-                f"line {number}: the {bad.column} column reads {bad.token[:20]!r}; expected a number such as 12.34"
+                f"line {number}: the {bad.column} column reads {bad.token[:20]!r}; expected a number such as 12.34",
+                "allreduce_bad_number",
+                line=number,
+                column=bad.column,
+                value=bad.token[:20],
             ) from None
         if row is not None:
             rows.append(row)
     if not rows:
         raise EngineError(
-            "expected the output of nccl-tests' all_reduce_perf: rows of size, count, type, redop, time, algbw, busbw and #wrong"
+            "expected the output of nccl-tests' all_reduce_perf: rows of size, count, type, redop, time, algbw, busbw and #wrong",
+            "allreduce_no_rows",
         )
     gpus = ranks or ((ngpus or 0) * (nthread or 1)) or None
     return AllReduceRun(rows=tuple(rows), ranks=gpus, avg_busbw=avg)

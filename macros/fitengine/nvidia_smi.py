@@ -57,24 +57,32 @@ def _normal(label: str) -> str:
 def parse_topo(text: str) -> Topology:
     """The GPU matrix of `nvidia-smi topo -m` output."""
     if not isinstance(text, str) or not text.strip():
-        raise EngineError("expected the output of `nvidia-smi topo -m`; the paste is empty")
+        raise EngineError("expected the output of `nvidia-smi topo -m`; the paste is empty", "topo_empty")
     lines = _lines(text)
     header_at = next((n for n, line in enumerate(lines) if line.split()[:1] == ["GPU0"]), None)
     if header_at is None:
-        raise EngineError("expected the output of `nvidia-smi topo -m`: a matrix whose first line names GPU0, GPU1, …")
+        raise EngineError(
+            "expected the output of `nvidia-smi topo -m`: a matrix whose first line names GPU0, GPU1, …",
+            "topo_no_header",
+        )
     columns: list[str] = []
     for token in lines[header_at].split():
         if not _DEVICE.match(token):
             break
         columns.append(token)
     if len(columns) > MAX_COLUMNS:
-        raise EngineError(f"the matrix names {len(columns)} devices; this checker reads at most {MAX_COLUMNS}")
+        raise EngineError(
+            f"the matrix names {len(columns)} devices; this checker reads at most {MAX_COLUMNS}",
+            "topo_too_wide",
+            count=len(columns),
+            maximum=MAX_COLUMNS,
+        )
     position = {name: n for n, name in enumerate(columns)}
     if len(position) < len(columns):
-        raise EngineError("the matrix's first line names a device twice")
+        raise EngineError("the matrix's first line names a device twice", "topo_device_twice")
     gpu_columns = [c for c in columns if _GPU.match(c)]
     if [int(c[3:]) for c in gpu_columns] != list(range(len(gpu_columns))):
-        raise EngineError("expected GPU columns numbered GPU0, GPU1, … in order")
+        raise EngineError("expected GPU columns numbered GPU0, GPU1, … in order", "topo_gpu_order")
     rows: dict[str, list[str]] = {}
     for line in lines[header_at + 1 :]:
         tokens = line.split()
@@ -87,13 +95,17 @@ def parse_topo(text: str) -> Topology:
         cells = tokens[1 : 1 + len(columns)]
         if len(cells) < len(columns):
             raise EngineError(
-                f"the row of {tokens[0]} has {len(cells)} links for {len(columns)} columns: the matrix is cut short"
+                f"the row of {tokens[0]} has {len(cells)} links for {len(columns)} columns: the matrix is cut short",
+                "topo_row_short",
+                device=tokens[0][:20],
+                cells=len(cells),
+                columns=len(columns),
             )
         rows[tokens[0]] = cells
     missing = [c for c in gpu_columns if c not in rows]
     if missing:
         shown = ", ".join(missing[:6]) + (f" (+{len(missing) - 6})" if len(missing) > 6 else "")
-        raise EngineError(f"the matrix is cut short: no row for {shown}")
+        raise EngineError(f"the matrix is cut short: no row for {shown}", "topo_row_missing", devices=shown)
     return _checked(gpu_columns, [position[c] for c in gpu_columns], [rows[c] for c in gpu_columns], lines, columns)
 
 
@@ -111,18 +123,33 @@ def _checked(names: list[str], at: list[int], rows: list[list[str]], lines: list
         if bad and not bad.isdisjoint(row):
             j = next(j for j, cell in enumerate(row) if cell in bad)
             raise EngineError(
-                f"{names[i]} to {names[j]} reads {row[j][:20]!r}; expected X, NV#, SYS, NODE, PHB, PXB or PIX"
+                f"{names[i]} to {names[j]} reads {row[j][:20]!r}; expected X, NV#, SYS, NODE, PHB, PXB or PIX",
+                "topo_bad_label",
+                a=names[i],
+                b=names[j],
+                label=row[j][:20],
             )
         if row[i] != "X" or row.count("X") != 1:
             j = next(j for j, cell in enumerate(row) if (i == j) != (cell == "X"))
-            raise EngineError(f"{names[i]} to {names[j]} reads {row[j]!r}: only a GPU's own cell is X")
+            raise EngineError(
+                f"{names[i]} to {names[j]} reads {row[j]!r}: only a GPU's own cell is X",
+                "topo_x_off_diagonal",
+                a=names[i],
+                b=names[j],
+                label=row[j],
+            )
     frozen = tuple(tuple(row) for row in matrix)
     for i, column in enumerate(zip(*frozen, strict=True)):
         if column != frozen[i]:
             j = next(j for j in range(n) if column[j] != frozen[i][j])
             first, second = sorted((i, j))
             raise EngineError(
-                f"{names[first]}–{names[second]} reads {frozen[first][second]} one way and {frozen[second][first]} the other"
+                f"{names[first]}–{names[second]} reads {frozen[first][second]} one way and {frozen[second][first]} the other",
+                "topo_asymmetric",
+                a=names[first],
+                b=names[second],
+                one=frozen[first][second],
+                other=frozen[second][first],
             )
     nics = tuple(c for c in columns if not _GPU.match(c))
     legend = any(line.strip().startswith("Legend") for line in lines)
@@ -145,7 +172,7 @@ MAX_GPUS = 4096  # GPUs in one `nvlink --status` output: far above any node
 def parse_nvlink_status(text: str) -> NvLinkStatus:
     """`nvidia-smi nvlink --status`: GPU n, then one `Link k: <speed> GB/s` line per link."""
     if not isinstance(text, str) or not text.strip():
-        raise EngineError("expected the output of `nvidia-smi nvlink --status`; the paste is empty")
+        raise EngineError("expected the output of `nvidia-smi nvlink --status`; the paste is empty", "nvlink_empty")
     links: dict[int, list[float | None]] = {}
     current: int | None = None
     for number, line in enumerate(_lines(text), start=1):
@@ -155,10 +182,18 @@ def parse_nvlink_status(text: str) -> NvLinkStatus:
             digits = gpu.group(1)
             if len(digits) > 6 or int(digits) >= MAX_GPUS:
                 shown = digits if len(digits) <= 12 else digits[:12] + "…"
-                raise EngineError(f"line {number}: GPU {shown} is not a GPU index (at most {MAX_GPUS - 1})")
+                raise EngineError(
+                    f"line {number}: GPU {shown} is not a GPU index (at most {MAX_GPUS - 1})",
+                    "nvlink_gpu_index",
+                    line=number,
+                    gpu=shown,
+                    maximum=MAX_GPUS - 1,
+                )
             current = int(digits)
             if current in links:
-                raise EngineError(f"line {number}: GPU {current} is listed twice")
+                raise EngineError(
+                    f"line {number}: GPU {current} is listed twice", "nvlink_gpu_twice", line=number, gpu=current
+                )
             links[current] = []
             continue
         if current is None or not _LINK_START.match(stripped):
@@ -166,11 +201,15 @@ def parse_nvlink_status(text: str) -> NvLinkStatus:
         link = _LINK_LINE.match(stripped)
         if link is None:
             raise EngineError(
-                f"line {number} reads {stripped[:40]!r}; expected `Link <n>: <speed> GB/s` or `Link <n>: <inactive>`"
+                f"line {number} reads {stripped[:40]!r}; expected `Link <n>: <speed> GB/s` or `Link <n>: <inactive>`",
+                "nvlink_bad_line",
+                line=number,
+                text=stripped[:40],
             )
         links[current].append(float(link.group(2)) if link.group(2) else None)
     if not links:
         raise EngineError(
-            "expected the output of `nvidia-smi nvlink --status`: lines `GPU 0: …` followed by `Link 0: 26.562 GB/s`"
+            "expected the output of `nvidia-smi nvlink --status`: lines `GPU 0: …` followed by `Link 0: 26.562 GB/s`",
+            "nvlink_no_links",
         )
     return NvLinkStatus(links)

@@ -32,3 +32,17 @@ test("a refusal without words falls back to the engine's sentence; an internal f
   assert.equal(engineMessage({ error: "layout refused: …", code: null }, t, f), "layout refused: …");
   assert.equal(engineMessage({ error: "internal" }, t, f), t.status_error);
 });
+
+test("a forced layout's refusal is said in the page's words, beside the layout; a share keeps its decimals", () => {
+  const words = {
+    err_layout_heads: "Un parallélisme tensoriel de {tp} ne divise pas les {heads} têtes d’attention.",
+    err_memory_utilization_range: "La part doit aller de {minimum} à {maximum}.",
+  };
+  const out = { ok: false, error: "layout refused: Tensor parallel 3 …", code: "layout_heads", params: { tp: 3, heads: 64 } };
+  assert.equal(engineMessage(out, words, f), "Un parallélisme tensoriel de 3 ne divise pas les 64 têtes d’attention.");
+  assert.equal(fieldFor(out, {}), "layout");
+  assert.equal(fieldFor({ code: "runtime_format" }, {}), "runtime");
+  assert.equal(fieldFor({ code: "kv_cache_runtime" }, {}), "kv_cache");
+  const share = { code: "memory_utilization_range", params: { minimum: 0.05, maximum: 1 } };
+  assert.equal(engineMessage(share, words, f), "La part doit aller de 0,05 à 1.");
+});

@@ -243,14 +243,17 @@ class Configurator {
     }
     const model = this.form.model.value;
     this.custom.hidden = model !== "custom";
-    // An image or video model has no context, users, runtime or KV cache to choose.
+    // An image or video model has no context, users, runtime, KV cache or layout to choose.
     const diffusion = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
     for (const name of ["context", "concurrency", "runtime", "kv_cache"]) {
       const field = this.form[name].closest(".configurator__field");
       if (field.hidden !== diffusion) field.hidden = diffusion;
     }
-    this.fieldError("config", "");
-    this.fieldError("totals", "");
+    const layout = this.form.querySelector(".configurator__layout");
+    if (layout.hidden !== diffusion) layout.hidden = diffusion;
+    // A forced layout (a link may carry one) is never out of sight.
+    if (!layout.open && layout.querySelectorAll("select").length !== layout.querySelectorAll("option[value='']:checked").length) layout.open = true;
+    for (const name of ["config", "totals", "runtime", "kv_cache", "layout"]) this.fieldError(name, "");
     if (model === "custom") {
       const text = this.form.config.value.trim();
       if (!this.hasCustomInput()) {
@@ -483,6 +486,8 @@ class Configurator {
       context: String(request.context),
       concurrency: String(request.concurrency),
       node,
+      fastest: result.summary.fastest || "",
+      bestPerMtok: result.summary.best_per_mtok || "",
       state: "answer",
     };
     for (const [key, value] of Object.entries(data)) setIfChanged(card.dataset, key, value);
@@ -679,7 +684,8 @@ class Configurator {
       return;
     }
     const highlight = {};
-    const summary = this.result ? this.result.summary : { recommended: this.card.dataset.node };
+    const card = this.card.dataset; // the build's answer names its card's nodes
+    const summary = this.result ? this.result.summary : { recommended: card.node, fastest: card.fastest, best_per_mtok: card.bestPerMtok };
     if (summary.fastest) highlight[summary.fastest] = this.t.alt_fastest;
     if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t.alt_best_per_mtok;
     if (summary.recommended) highlight[summary.recommended] = this.t.chart_recommended;

@@ -25,6 +25,11 @@ class Measure {
     this.pending = false;
     this.maxPaste = Number(root.dataset.maxPaste) || 1000000; // the engine's limit (fitengine/api.py MAX_PASTE)
     this.maxCards = Number(root.dataset.maxCards) || 8; // the largest node: no matrix is drawn beyond it
+    // No node is chosen for the reader: until they pick theirs, the panel says so.
+    this.nodeHelp = root.querySelector("[data-node-help]");
+    const nodeChosen = () => (this.nodeHelp.hidden = this.form.node.value !== "");
+    this.form.node.addEventListener("change", nodeChosen);
+    nodeChosen();
     this.form.addEventListener("focusin", () => startEngine(this.root), { once: true });
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -47,6 +52,14 @@ class Measure {
       this.result.replaceChildren(this.errorElement(fill(this.t.too_long, { size: number.format(length), max: number.format(this.maxPaste) })));
       return;
     }
+    if (!this.form.node.value) {
+      this.pending = false;
+      this.status.textContent = "";
+      this.result.dataset.verdict = "";
+      this.result.replaceChildren(this.errorElement(this.t.choose_first));
+      this.form.node.focus();
+      return;
+    }
     startEngine(this.root);
     if (engineState() !== "ready") {
       this.pending = true;
@@ -58,7 +71,14 @@ class Measure {
     const out = await checkMeasurement(this.form.kind.value, this.form.text.value, this.form.node.value, this.locale);
     if (!out.ok) {
       this.result.dataset.verdict = "";
-      this.result.replaceChildren(this.errorElement(out.error === "internal" ? this.t.error : out.error));
+      // The engine's code in the page's words when it has them (err_<code>), else its own sentence.
+      const words = out.code ? this.t["err_" + out.code] : undefined;
+      const number = new Intl.NumberFormat(this.locale);
+      const values = Object.fromEntries(
+        Object.entries(out.params || {}).map(([key, value]) => [key, typeof value === "number" ? number.format(value) : value]),
+      );
+      const text = out.error === "internal" ? this.t.error : words ? fill(words, values) : out.error;
+      this.result.replaceChildren(this.errorElement(text));
       return;
     }
     this.show(out.result);
@@ -84,14 +104,28 @@ class Measure {
     } else if (drawn) {
       const n = result.matrix.length;
       const head = Array.from({ length: n }, (_, j) => `<th scope="col">GPU${j}</th>`).join("");
+      // A cell that is not what the node should show (the engine says which) is marked, with
+      // the expected value beside the one read.
+      const differs = result.differs || [];
+      const cell = (label, i, j) => {
+        if (!(differs[i] && differs[i][j])) return `<td class="link link--${linkClass(label)}">${escapeHtml(label)}</td>`;
+        const want = result.expected[i][j] === "PCIe" ? t.class_pcie : result.expected[i][j];
+        return (
+          `<td class="link link--${linkClass(label)} link--differs" data-expected="${escapeHtml(result.expected[i][j])}">` +
+          `${escapeHtml(label)}<span class="link__expected">${escapeHtml(fill(t.expected, { label: want }))}</span></td>`
+        );
+      };
       const rows = result.matrix
-        .map(
-          (row, i) =>
-            `<tr><th scope="row">GPU${i}</th>${row.map((label) => `<td class="link link--${linkClass(label)}">${escapeHtml(label)}</td>`).join("")}</tr>`,
-        )
+        .map((row, i) => `<tr><th scope="row">GPU${i}</th>${row.map((label, j) => cell(label, i, j)).join("")}</tr>`)
         .join("");
-      const legend = ["nvlink", "pcie", "sys"].map((c) => `<span class="link link--${c}">${escapeHtml(t["class_" + c])}</span>`).join(" ");
-      html += `<table class="measure__matrix"><caption>${escapeHtml(t.matrix)}</caption><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table><p class="measure__legend">${legend}</p>`;
+      const marked = differs.some((row) => row.some(Boolean));
+      const legend = ["nvlink", "pcie", "sys"].map((c) => `<span class="link link--${c}">${escapeHtml(t["class_" + c])}</span>`);
+      if (marked) legend.push(`<span class="link link--differs">${escapeHtml(t.differs)}</span>`);
+      // The matrix scrolls inside its own box: on a phone it never widens the page.
+      html +=
+        `<div class="measure__scroll" tabindex="0" role="region" aria-label="${escapeHtml(t.matrix_region)}">` +
+        `<table class="measure__matrix"><caption>${escapeHtml(t.matrix)}</caption><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div>` +
+        `<p class="measure__legend">${legend.join(" ")}</p>`;
     }
     this.result.innerHTML = html;
   }

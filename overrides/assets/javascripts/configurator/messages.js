@@ -9,7 +9,7 @@ export function engineMessage(out, t, f) {
   if (!template) return out.error; // a refusal the page has no words for yet: the engine's own
   const values = {};
   for (const [key, value] of Object.entries(out.params || {})) {
-    if (typeof value === "number") values[key] = f.number(value, 0);
+    if (typeof value === "number") values[key] = f.number(value, Number.isInteger(value) ? 0 : 2);
     else if (Array.isArray(value)) values[key] = value.map((name) => t[name] || name).join(", "); // the fields' own labels
     else if (key === "key" && !out.code.startsWith("config_")) values[key] = t[value] || value;
     else values[key] = value;
@@ -24,5 +24,8 @@ export function fieldFor(out, request) {
   if (code === "missing_totals" || code === "totals_positive" || code === "active_exceeds_total" || request.totals) return "totals";
   if (code === "context_too_long" || code === "request_exceeds_context") return "context";
   if (code === "concurrency_range") return "concurrency";
+  if (code === "runtime_format" || code === "unknown_runtime") return "runtime";
+  if (code.startsWith("kv_cache")) return "kv_cache";
+  if (code.startsWith("layout_") || code === "parallel_range" || code === "expert_parallel_tp") return "layout";
   return null;
 }

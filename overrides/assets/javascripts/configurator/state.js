@@ -1,9 +1,10 @@
 // The widget's state in the address bar: ?v=1&model=…&format=…&context=…&concurrency=…
-// (+ runtime, kv_cache, and custom= for a reader's own model, base64url JSON).
+// (+ runtime, kv_cache, a forced layout's tensor_parallel, pipeline_parallel, expert_parallel,
+// and custom= for a reader's own model, base64url JSON).
 
 export const URL_VERSION = "1";
 // Choices that change the engine's question beside the model and the workload (absent: the default).
-export const OPTIONS = ["runtime", "kv_cache"];
+export const OPTIONS = ["runtime", "kv_cache", "tensor_parallel", "pipeline_parallel", "expert_parallel"];
 
 export function encodeCustom(value) {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
