@@ -13,7 +13,7 @@ import json
 from html import escape
 
 from macros.fitengine import Catalog
-from macros.fitengine.api import MAX_PASTE
+from macros.fitengine.api import MAX_PASTE, MEASUREMENTS
 from macros.i18n import MEASURE
 from macros.pyodide_dist import pyodide_version
 
@@ -21,7 +21,7 @@ from macros.pyodide_dist import pyodide_version
 def measure_html(catalog: Catalog, locale: str, root: str) -> str:
     """The checker's form; no node is chosen for the reader: the check waits until they pick theirs."""
     t = MEASURE[locale]
-    kinds = "".join(f'<option value="{k}">{escape(t["kind_" + k])}</option>' for k in ("topo", "nvlink", "allreduce"))
+    kinds = "".join(f'<option value="{k}">{escape(t["kind_" + k])}</option>' for k in MEASUREMENTS)
     nodes = f'<option value="" selected>{escape(t["choose_node"])}</option>' + "".join(
         f'<option value="{escape(n.id)}">{escape(n.id)}</option>' for n in catalog.nodes
     )
