@@ -13,7 +13,7 @@ import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { chartSvg } from "./configurator/chart.js";
 import { compareRows, nextSort, sortValue } from "./configurator/sort.js";
 import { OPTIONS, URL_VERSION, decodeCustom, queryFor, sameWorkload, wholeIn } from "./configurator/state.js";
-import { COLUMNS, barHtml, barView, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
+import { barHtml, barView, readColumns, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
 
 const DEFAULT_SORT = { col: "price_month", dir: 1 };
 const NOTICE_MS = 4000;
@@ -48,6 +48,7 @@ class Configurator {
     this.messageEl = root.querySelector("[data-message]");
     this.table = root.querySelector("table");
     this.tbody = this.table.querySelector("tbody");
+    this.columns = readColumns(root); // the engine's list, as the build wrote it into the page
     this.chart = root.querySelector("[data-chart]");
     this.custom = root.querySelector("[data-custom]");
     this.compact = root.hasAttribute("data-compact");
@@ -432,7 +433,7 @@ class Configurator {
       const onScreen = this.onScreenPositions();
       const datas = new Map();
       for (const [node, [r, i]] of byNode) {
-        const data = rowData(r, kind, i);
+        const data = rowData(r, kind, i, this.columns);
         datas.set(rows.get(node), data);
         this.patchData(rows.get(node), data);
       }
@@ -444,7 +445,7 @@ class Configurator {
         else this.patchCells(tr, r, kind);
       });
     } else {
-      this.tbody.innerHTML = result.rows.map((r, i) => rowHtml(r, kind, i, this.t, this.f, this.gpuNames)).join("\n");
+      this.tbody.innerHTML = result.rows.map((r, i) => rowHtml(r, kind, i, this.t, this.f, this.gpuNames, this.columns)).join("\n");
       this.watchRows();
       this.sortRows();
       this.applyFilters();
@@ -565,7 +566,7 @@ class Configurator {
     setIfChanged(tr.dataset, "shown", r.verdict);
     const cells = tr.cells;
     const texts = rowTexts(r, kind, this.t, this.f);
-    COLUMNS.forEach((col, i) => {
+    this.columns.forEach(({ id: col }, i) => {
       if (col === "memory") this.patchBar(cells[i], barView(r, kind, this.t, this.f));
       else if (col !== "node") setText(cells[i], texts[col]);
     });
@@ -609,9 +610,13 @@ class Configurator {
     this.applyFilters();
   }
 
+  column(id) {
+    return this.columns.find((c) => c.id === id);
+  }
+
   sortBy(col) {
     this.sort = nextSort(this.sort, col);
-    if (["node", "verdict", "reason"].includes(col)) this.flushRows(); // text columns read the cells
+    if (this.column(col).sort === "text") this.flushRows(); // text columns read the cells
     this.sortRows();
     this.applyFilters();
     this.flushRows();
@@ -622,8 +627,8 @@ class Configurator {
   // restyled whole.
   sortRows(datas) {
     const { col, dir } = this.sort;
-    const index = COLUMNS.indexOf(col);
-    const text = ["node", "verdict", "reason"].includes(col);
+    const index = this.columns.findIndex((c) => c.id === col);
+    const text = this.columns[index].sort === "text";
     const keyed = Array.from(this.tbody.rows, (tr) => {
       const data = (datas && datas.get(tr)) || tr.dataset;
       const value = text ? tr.cells[index].textContent.trim() : sortValue(data, col);
@@ -710,7 +715,7 @@ class Configurator {
       : Array.from(this.tbody.rows, (tr) => [
           tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, tr.dataset.vTotal, tr.dataset.vTtft,
           tr.dataset.priceMonth, "", tr.dataset.vPerMtok, "", tr.dataset.vBestPerMtok, "", tr.dataset.vMaxUsers, "",
-          tr.cells[COLUMNS.indexOf("reason")].textContent,
+          tr.cells[this.columns.findIndex((c) => c.id === "reason")].textContent,
         ]);
     const csv = toCsv(rows);
     const link = document.createElement("a");
