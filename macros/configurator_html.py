@@ -352,9 +352,7 @@ class ConfiguratorHtml:
         heads = []
         for column in TABLE_COLUMNS:
             col = column.id
-            label = (
-                t[f"col_{col}_diffusion"] if kind == "diffusion" and f"col_{col}_diffusion" in t else t[f"col_{col}"]
-            )
+            label = self.column_label(col, kind)
             cls = ' class="num"' if is_figure(column) else ""
             sort = ' aria-sort="ascending"' if col == "price_month" else ""
             help_text = t.get(f"col_help_{col}")
@@ -370,6 +368,10 @@ class ConfiguratorHtml:
             f'<table class="configurator__table" data-kind="{kind}" aria-busy="false"><caption>{caption}</caption>'
             f"<thead><tr>{''.join(heads)}</tr></thead><tbody>\n{body}\n</tbody></table></div>"
         )
+
+    def column_label(self, col: str, kind: str) -> str:
+        t = self.t
+        return t[f"col_{col}_diffusion"] if kind == "diffusion" and f"col_{col}_diffusion" in t else t[f"col_{col}"]
 
     def row_html(self, r: dict[str, Any], kind: str, order: int = 0) -> str:
         t, f = self.t, self.fmt
@@ -410,13 +412,23 @@ class ConfiguratorHtml:
             if r["verdict"] == "split":
                 verdict += " · " + t["layout"].format(cards=cards, tp=r["tensor_parallel"], pp=r["pipeline_parallel"])
             raw_tok = r["decode_tok_s_per_user"]
+        name = self.node_name(r)
+        why = f"cfg-why-{r['node']}"
         cells = {
-            "node": f'<th scope="row"><span class="node__name">{escape(self.node_name(r))}</span> '
+            "node": f'<th scope="row"><span class="node__name" data-text>{escape(name)}</span> '
             f"<code>{escape(r['node'])}</code></th>",
-            "verdict": f"<td>{escape(verdict)}</td>",
-            "memory": f"<td>{self.bar_html(r, kind)}</td>",
-            **{col: f'<td class="num">{escape(text)}</td>' for col, text in numbers.items()},
-            "reason": f"<td>{escape(r['reason_text'])}</td>",
+            # The reason unfolds under the verdict: the button's aria-expanded shows or hides it
+            # (in CSS, once the widget runs; without JavaScript every reason shows).
+            "verdict": f'<td><span class="verdict__text" data-text>{escape(verdict)}</span> '
+            f'<button type="button" class="verdict__why" data-why data-needs-js disabled aria-expanded="false" '
+            f'aria-controls="{escape(why)}" aria-label="{escape(t["why_label"].format(node=name))}">{escape(t["why"])}</button>'
+            f'<span class="verdict__reason" id="{escape(why)}">{escape(r["reason_text"])}</span></td>',
+            # data-label: the column's name, which each cell shows when the row is a card (phones).
+            "memory": f'<td data-label="{escape(self.column_label("memory", kind))}">{self.bar_html(r, kind)}</td>',
+            **{
+                col: f'<td class="num" data-label="{escape(self.column_label(col, kind))}">{escape(text)}</td>'
+                for col, text in numbers.items()
+            },
         }
         sort_values = " ".join(
             f'data-v-{c.id.replace("_", "-")}="{_raw(sort_value(r, c, kind))}"'

@@ -45,7 +45,8 @@ class Column:
 
 
 # The configurator's table, ordered by what decides: the node, whether it fits, what it costs,
-# how fast it answers. The build writes these columns and the browser reads the same list from
+# how fast it answers (the reason for a verdict unfolds under it, in the verdict's cell). The
+# build writes these columns and the browser reads the same list from
 # the page (the widget's `data-columns`), so neither types it again.
 TABLE_COLUMNS: tuple[Column, ...] = (
     Column("node", "text"),
@@ -58,7 +59,6 @@ TABLE_COLUMNS: tuple[Column, ...] = (
     Column("total", "number", "decode_tok_s_total"),
     Column("best_per_mtok", "number", "best_usd_per_million_output_tokens"),
     Column("max_users", "number", "max_concurrency"),
-    Column("reason", "text"),
 )
 # What a custom model (a pasted config.json, or one carried by a link) may hold: a real
 # config.json is a few kilobytes, three or four levels deep. The widget checks the same bounds

@@ -18,6 +18,12 @@ const t = {
   bar_reserve: "reserve",
   bar_free: "free",
   unit_gb: "GB",
+  why: "Why?",
+  why_label: "Why this verdict for {node}?",
+  col_ttft: "First token (s)",
+  col_memory: "Memory per card",
+  col_per_user: "Per user (tok/s)",
+  col_per_user_diffusion: "Relative speed",
 };
 const f = formatters("en");
 const row = {
@@ -49,6 +55,15 @@ test("a row's cells and sort values follow the list it is given, in its order", 
   // Reversed, the row is reversed.
   const reversed = rowHtml(row, "llm", 3, t, f, { a: "Card A" }, [...columns].reverse());
   assert.ok(reversed.indexOf("1 × Card A") < reversed.indexOf("0.30"));
+});
+
+test("each figure is named by its column for the card a phone shows, the reason sits under the verdict", () => {
+  const columns = [col("node", "text"), col("verdict", "text"), col("per_user", "number", "decode_tok_s_per_user", "relative_speed")];
+  const html = rowHtml(row, "llm", 0, t, f, { a: "Card A" }, columns);
+  assert.match(html, /<td class="num" data-label="Per user \(tok\/s\)">40.3<\/td>/);
+  assert.match(html, /aria-expanded="false" aria-controls="cfg-why-1x-a"[^>]*>Why\?<\/button><span class="verdict__reason" id="cfg-why-1x-a">Fits.<\/span>/);
+  const image = rowHtml({ ...row, relative_speed: 0.5 }, "diffusion", 0, t, f, { a: "Card A" }, columns);
+  assert.match(image, /data-label="Relative speed">×0.50</);
 });
 
 test("a column without a key for the model's kind carries no value", () => {

@@ -13,7 +13,7 @@ import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { chartSvg } from "./configurator/chart.js";
 import { compareRows, nextSort, sortValue } from "./configurator/sort.js";
 import { OPTIONS, URL_VERSION, decodeCustom, queryFor, sameWorkload, wholeIn } from "./configurator/state.js";
-import { barHtml, barView, readColumns, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
+import { barHtml, barView, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
 
 const DEFAULT_SORT = { col: "price_month", dir: 1 };
 const NOTICE_MS = 4000;
@@ -135,6 +135,12 @@ class Configurator {
     this.root.querySelectorAll("[data-sort]").forEach((button) => button.addEventListener("click", () => this.sortBy(button.dataset.sort)));
     this.root.querySelector("[data-copy-link]").addEventListener("click", () => this.copyLink());
     this.root.querySelector("[data-csv]").addEventListener("click", () => this.downloadCsv());
+    // A row's reason unfolds under its verdict: the button says whether it is open.
+    this.tbody.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-why]");
+      if (!button) return;
+      button.setAttribute("aria-expanded", String(button.getAttribute("aria-expanded") !== "true"));
+    });
     this.foldButton.addEventListener("click", () => {
       this.showNone = !this.showNone;
       this.applyFilters();
@@ -417,10 +423,9 @@ class Configurator {
     const captionEl = this.table.querySelector("caption");
     if (captionEl.textContent !== caption) captionEl.textContent = caption;
     this.table.querySelectorAll("th[data-col]").forEach((th) => {
-      const col = th.dataset.col;
-      const key = kind === "diffusion" && this.t[`col_${col}_diffusion`] ? `col_${col}_diffusion` : `col_${col}`;
+      const label = columnLabel(this.t, th.dataset.col, kind);
       const button = th.querySelector("button");
-      if (button.textContent !== this.t[key]) button.textContent = this.t[key];
+      if (button.textContent !== label) button.textContent = label;
     });
     // The same nodes come back: patch the cells that changed rather than parse a new table, so
     // the browser restyles and repaints only what moved. Every row's data attributes (what
@@ -567,8 +572,12 @@ class Configurator {
     const cells = tr.cells;
     const texts = rowTexts(r, kind, this.t, this.f);
     this.columns.forEach(({ id: col }, i) => {
+      if (cells[i].dataset.label !== undefined) setIfChanged(cells[i].dataset, "label", columnLabel(this.t, col, kind));
       if (col === "memory") this.patchBar(cells[i], barView(r, kind, this.t, this.f));
-      else if (col !== "node") setText(cells[i], texts[col]);
+      else if (col === "verdict") {
+        setText(cells[i].querySelector("[data-text]"), texts.verdict);
+        setText(cells[i].querySelector(".verdict__reason"), texts.reason);
+      } else if (col !== "node") setText(cells[i], texts[col]);
     });
   }
 
@@ -631,7 +640,7 @@ class Configurator {
     const text = this.columns[index].sort === "text";
     const keyed = Array.from(this.tbody.rows, (tr) => {
       const data = (datas && datas.get(tr)) || tr.dataset;
-      const value = text ? tr.cells[index].textContent.trim() : sortValue(data, col);
+      const value = text ? this.cellText(tr.cells[index]) : sortValue(data, col);
       return { tr, verdict: data.verdict, order: data.order, value };
     });
     keyed.sort((a, b) => compareRows(a, b, dir, this.locale));
@@ -640,6 +649,11 @@ class Configurator {
       if (current[i] !== k.tr) this.tbody.insertBefore(k.tr, current[i]);
     });
     this.showSortState();
+  }
+
+  // What a text column shows and sorts on: its [data-text] (the verdict, not its reason).
+  cellText(cell) {
+    return (cell.querySelector("[data-text]") || cell).textContent.trim();
   }
 
   showSortState() {
@@ -675,7 +689,7 @@ class Configurator {
     if (this.compact) return;
     // Drawn from the table's own data, so the build-time table gets its chart too.
     const kind = this.table.dataset.kind;
-    const names = new Map(Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.cells[0].querySelector(".node__name")?.textContent || tr.dataset.node]));
+    const names = new Map(Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.querySelector(".node__name")?.textContent || tr.dataset.node]));
     const points = Array.from(this.tbody.rows)
       .filter((tr) => tr.dataset.verdict !== "none" && tr.dataset.tokS !== "" && tr.dataset.vPerMtok !== "")
       .map((tr) => ({ node: tr.dataset.node, name: names.get(tr.dataset.node), x: Number(tr.dataset.tokS), y: Number(tr.dataset.vPerMtok) }));
@@ -715,7 +729,7 @@ class Configurator {
       : Array.from(this.tbody.rows, (tr) => [
           tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, tr.dataset.vTotal, tr.dataset.vTtft,
           tr.dataset.priceMonth, "", tr.dataset.vPerMtok, "", tr.dataset.vBestPerMtok, "", tr.dataset.vMaxUsers, "",
-          tr.cells[this.columns.findIndex((c) => c.id === "reason")].textContent,
+          tr.querySelector(".verdict__reason").textContent,
         ]);
     const csv = toCsv(rows);
     const link = document.createElement("a");

@@ -12,6 +12,11 @@ export function readColumns(root) {
   return JSON.parse(root.dataset.columns);
 }
 
+// A column's name for a kind of model (image models name some columns otherwise).
+export function columnLabel(t, col, kind) {
+  return kind === "diffusion" && t[`col_${col}_diffusion`] ? t[`col_${col}_diffusion`] : t[`col_${col}`];
+}
+
 // A right-aligned figure: every number column but the memory bar.
 export const isFigure = (column) => column.sort === "number" && column.id !== "memory";
 const camel = (col) => "v" + col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
@@ -111,14 +116,27 @@ const kebab = (key) => key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 // A whole row, as the build writes it (used when the nodes change, never for a patch).
 export function rowHtml(r, kind, order, t, f, gpuNames, columns) {
   const texts = rowTexts(r, kind, t, f);
+  const name = nodeName(t, r, gpuNames);
   const cells = columns.map((column) => {
     const col = column.id;
     if (col === "node") {
-      return `<th scope="row"><span class="node__name">${escapeHtml(nodeName(t, r, gpuNames))}</span> <code>${escapeHtml(r.node)}</code></th>`;
+      return `<th scope="row"><span class="node__name" data-text>${escapeHtml(name)}</span> <code>${escapeHtml(r.node)}</code></th>`;
     }
-    if (col === "memory") return `<td>${barHtml(barView(r, kind, t, f))}</td>`;
+    if (col === "verdict") {
+      // The reason unfolds under the verdict (the button's aria-expanded shows it, in CSS).
+      const why = escapeHtml(`cfg-why-${r.node}`);
+      return (
+        `<td><span class="verdict__text" data-text>${escapeHtml(texts.verdict)}</span> ` +
+        `<button type="button" class="verdict__why" data-why data-needs-js aria-expanded="false" aria-controls="${why}" ` +
+        `aria-label="${escapeHtml(fill(t.why_label, { node: name }))}">${escapeHtml(t.why)}</button>` +
+        `<span class="verdict__reason" id="${why}">${escapeHtml(texts.reason)}</span></td>`
+      );
+    }
+    // data-label: the column's name, which each cell shows when the row is a card (phones).
+    const label = escapeHtml(columnLabel(t, col, kind));
+    if (col === "memory") return `<td data-label="${label}">${barHtml(barView(r, kind, t, f))}</td>`;
     if (!isFigure(column)) return `<td>${escapeHtml(texts[col])}</td>`;
-    return `<td class="num">${escapeHtml(texts[col])}</td>`;
+    return `<td class="num" data-label="${label}">${escapeHtml(texts[col])}</td>`;
   });
   const d = rowData(r, kind, order, columns);
   const attrs = [
