@@ -121,7 +121,13 @@ class ConfiguratorHtml:
 
     def _form(self, model: str, fmt: str) -> str:
         t, c = self.t, self.catalog
-        llms = self._options(model, [(m.id, m.name) for m in c.llms.values()])
+        # Each language model carries its native format (the one its publisher released it in):
+        # choosing the model chooses that format too.
+        llms = "".join(
+            f'<option value="{escape(m.id)}" data-native="{escape(m.native_format)}"{" selected" if m.id == model else ""}>'
+            f"{escape(m.name)}</option>"
+            for m in c.llms.values()
+        )
         diffusion = self._options(model, [(m.id, m.name) for m in c.diffusion.values()])
         formats = self._options(fmt, [(f.id, f.name) for f in c.formats.values()])
         runtimes = self._options("", [("", t["runtime_default"]), *((r.id, r.name) for r in c.runtimes.values())])

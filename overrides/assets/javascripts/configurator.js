@@ -119,6 +119,8 @@ class Configurator {
       this.start();
       this.update();
     };
+    // A model chosen starts in its native format (the select's own listener runs before the form's).
+    this.form.model.addEventListener("change", () => this.useNativeFormat());
     this.form.addEventListener("change", change);
     let typing = null;
     this.form.addEventListener("input", (event) => {
@@ -131,6 +133,8 @@ class Configurator {
       change();
     });
     this.form.addEventListener("focusin", () => this.start(), { once: true });
+    // A pasted config.json is answered below the fields: its answer is brought into view.
+    this.form.config.addEventListener("paste", () => (this.revealAnswer = true));
     this.root.querySelectorAll("[data-filter]").forEach((select) => select.addEventListener("change", () => this.applyFilters()));
     this.root.querySelectorAll("[data-sort]").forEach((button) => button.addEventListener("click", () => this.sortBy(button.dataset.sort)));
     this.root.querySelector("[data-copy-link]").addEventListener("click", () => this.copyLink());
@@ -169,6 +173,7 @@ class Configurator {
       if (this.catalogModels.has(model) || (model === "custom" && params.get("custom"))) this.form.model.value = model;
       else notes.push(fill(this.t.fallback, { value: model, default: this.form.model.selectedOptions[0].textContent }));
     }
+    if (model !== null && this.catalogModels.has(model)) this.useNativeFormat(); // unless the link names one
     const format = params.get("format");
     if (format !== null) {
       if (this.catalogFormats.has(format)) this.form.format.value = format;
@@ -205,6 +210,12 @@ class Configurator {
     this.urlNotes = notes;
     this.waiting = true;
     this.update();
+  }
+
+  // The chosen model's native format, when the catalog names one the form offers.
+  useNativeFormat() {
+    const native = this.form.model.selectedOptions[0]?.dataset.native;
+    if (native && this.catalogFormats.has(native)) this.form.format.value = native;
   }
 
   writeUrl(request) {
@@ -353,7 +364,23 @@ class Configurator {
     this.message((this.urlNotes || []).join(" "));
     this.showModelRead(out.result.model_read);
     this.show(out.result, request);
+    if (this.revealAnswer && request.config) {
+      this.revealAnswer = false;
+      this.reveal();
+    }
     afterPaint(() => generation === this.generation && this.writeUrl(request)); // the address bar can wait for the table
+  }
+
+  // The answer's card in view, moving the page as little as possible (no animation for a reader
+  // who asked for less motion).
+  reveal() {
+    const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const first = (this.root.querySelector("[data-model-read]:not([hidden])") || this.card).getBoundingClientRect().top;
+    const last = this.card.getBoundingClientRect().bottom;
+    const header = 64; // Material's header stays over the page's top
+    if (first >= header && last <= innerHeight) return;
+    // What was read and the card, their bottom at the screen's; their top first when they are taller.
+    scrollBy({ top: Math.min(last + 16 - innerHeight, first - header), behavior: smooth ? "smooth" : "auto" });
   }
 
   // The card and the table say that they do not answer the fields yet: dimmed (after a short
