@@ -10,7 +10,7 @@ from macros.fitengine import answer
 from macros.fitengine.api import TABLE_COLUMNS
 from macros.locale_format import Formatter
 
-from .browser import wait_until
+from .browser import AXE, wait_until
 from .test_configurator import card, wait_ready
 from .test_site import LOCALES, PAGE_PATHS
 
@@ -166,4 +166,47 @@ def test_without_javascript_every_reason_shows(browser, server):
     reasons = page.locator(".verdict__reason")
     assert reasons.count() > 0
     assert reasons.first.is_visible() and page.locator("[data-why]").first.is_hidden()
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_configurators_own_colours_pass_axe_in_both_schemes(browser, server, scheme):
+    # What only the widget shows: rows that do not fit (greyed), a reason unfolded, the offered
+    # changes, a field's error and the chart; axe-core finds no serious or critical violation.
+    context, page, errors = open_page(
+        browser, server, "en", (1440, 900), query="?model=deepseek-v3&format=bf16", color_scheme=scheme
+    )
+    wait_ready(page)
+    wait_until(lambda: card(page)["model"] == "deepseek-v3" and card(page)["busy"] == "false", 30, "the answer")
+    assert page.get_attribute("body", "data-md-color-scheme") == {"light": "default", "dark": "slate"}[scheme]
+    assert page.locator("[data-suggestion]").count() > 0
+    page.click("[data-show-none]")
+    page.locator("tr[data-node] [data-why]").first.click()
+    page.evaluate(AXE.read_text() + "\n;0")
+    run = "(sel) => axe.run(document.querySelector(sel), {resultTypes: ['violations']})"
+
+    def serious(selector):
+        result = page.evaluate(run, selector)
+        return [
+            (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+            for v in result["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+
+    assert serious("[data-configurator]") == []
+    # A field's error (the answer below is then dimmed as not this question's: not checked here).
+    page.fill("input[name=concurrency]", "0")
+    wait_until(lambda: page.text_content("[data-error-for=concurrency]"), 10, "the field's error")
+    assert serious("[data-form]") == []
+    # And with an answer and its chart.
+    page.fill("input[name=concurrency]", "1")
+    page.click("[data-suggestion][data-format=fp8]")
+    wait_until(lambda: card(page)["format"] == "fp8" and card(page)["busy"] == "false", 30, "the FP8 answer")
+    wait_until(lambda: page.locator("[data-chart] svg").count() == 1, 10, "the chart")
+    result = page.evaluate(
+        "() => axe.run(document.querySelector('[data-configurator]'), {resultTypes: ['violations']})"
+    )
+    bad = [(v["id"], v["impact"]) for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad, bad
+    assert not errors, errors
     context.close()
