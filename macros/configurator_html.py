@@ -14,50 +14,42 @@ from typing import Any
 
 from macros.chart_svg import BUILD_WIDTH, chart_highlight, chart_points, chart_svg
 from macros.fitengine import Catalog, answer
-from macros.fitengine.api import CUSTOM_CHARS, CUSTOM_DEPTH, CUSTOM_LINK, LAYOUT_KEYS, LIMITS, LINK_CLASSES
+from macros.fitengine.api import (
+    CUSTOM_CHARS,
+    CUSTOM_DEPTH,
+    CUSTOM_LINK,
+    LAYOUT_KEYS,
+    LIMITS,
+    LINK_CLASSES,
+    TABLE_COLUMNS,
+    Column,
+)
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
 from macros.pyodide_dist import pyodide_version
 
-# Ordered by what decides: the node, whether it fits, what it costs, how fast it answers.
-COLUMNS = (
-    "node",
-    "verdict",
-    "price_month",
-    "per_mtok",
-    "per_user",
-    "ttft",
-    "memory",
-    "total",
-    "best_per_mtok",
-    "max_users",
-    "reason",
-)
-NUMERIC = {"per_user", "total", "ttft", "price_month", "per_mtok", "best_per_mtok", "max_users"}
-# The raw value each column sorts on, as a data attribute of the row (empty: no value).
-SORT_KEYS = {
-    "price_month": "price_month_usd",
-    "per_mtok": "usd_per_million_output_tokens",
-    "per_user": "decode_tok_s_per_user",
-    "ttft": "ttft_s",
-    "total": "decode_tok_s_total",
-    "best_per_mtok": "best_usd_per_million_output_tokens",
-    "max_users": "max_concurrency",
-}
-SORT_KEYS_DIFFUSION = {
-    "price_month": "price_month_usd",
-    "per_mtok": "usd_per_reference_hour",
-    "per_user": "relative_speed",
-}
 # Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
 NEEDS_JS = " data-needs-js disabled"
-HELP = ("per_user", "total", "ttft", "per_mtok", "best_per_mtok", "memory", "max_users")
+# The table's columns and what each sorts on are the engine's (fitengine.api.TABLE_COLUMNS);
+# the page hands the same list to the widget in `data-columns`.
+COLUMN_IDS = tuple(c.id for c in TABLE_COLUMNS)
+
+
+def is_figure(col: Column) -> bool:
+    """A right-aligned figure: every number column but the memory bar."""
+    return col.sort == "number" and col.id != "memory"
 
 
 def sorted_rows(rows: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     """(catalog order, row): the nodes that fit first, each group by monthly price (the widget's default sort)."""
     return sorted(enumerate(rows), key=lambda p: (p[1]["verdict"] == "none", p[1]["price_month_usd"], p[0]))
+
+
+def sort_value(row: dict[str, Any], column: Column, kind: str) -> Any:
+    """The raw value a row carries for a number column (None: none for this kind of model)."""
+    key = column.key_diffusion if kind == "diffusion" else column.key
+    return row.get(key) if key else None
 
 
 def _raw(value: Any) -> str:
@@ -99,6 +91,7 @@ class ConfiguratorHtml:
             "data-custom-chars": str(CUSTOM_CHARS),
             "data-custom-depth": str(CUSTOM_DEPTH),
             "data-custom-link": str(CUSTOM_LINK),
+            "data-columns": json.dumps([c.to_dict() for c in TABLE_COLUMNS], separators=(",", ":")),
         }
         if compact:
             attrs["data-compact"] = ""
@@ -154,7 +147,13 @@ class ConfiguratorHtml:
 
     def _form(self, model: str, fmt: str) -> str:
         t, c = self.t, self.catalog
-        llms = self._options(model, [(m.id, m.name) for m in c.llms.values()])
+        # Each language model carries its native format (the one its publisher released it in):
+        # choosing the model chooses that format too.
+        llms = "".join(
+            f'<option value="{escape(m.id)}" data-native="{escape(m.native_format)}"{" selected" if m.id == model else ""}>'
+            f"{escape(m.name)}</option>"
+            for m in c.llms.values()
+        )
         diffusion = self._options(model, [(m.id, m.name) for m in c.diffusion.values()])
         formats = self._options(fmt, [(f.id, f.name) for f in c.formats.values()])
         runtimes = self._options("", [("", t["runtime_default"]), *((r.id, r.name) for r in c.runtimes.values())])
@@ -413,13 +412,12 @@ class ConfiguratorHtml:
         t = self.t
         kind = result["kind"]
         heads = []
-        for col in COLUMNS:
-            label = (
-                t[f"col_{col}_diffusion"] if kind == "diffusion" and f"col_{col}_diffusion" in t else t[f"col_{col}"]
-            )
-            cls = ' class="num"' if col in NUMERIC else ""
+        for column in TABLE_COLUMNS:
+            col = column.id
+            label = self.column_label(col, kind)
+            cls = ' class="num"' if is_figure(column) else ""
             sort = ' aria-sort="ascending"' if col == "price_month" else ""
-            help_text = t.get(f"col_help_{col}") if col in HELP else None
+            help_text = t.get(f"col_help_{col}")
             title = f' title="{escape(help_text)}"' if help_text else ""
             heads.append(
                 f'<th scope="col"{cls} data-col="{col}"{sort}{title}><button type="button" data-sort="{col}" data-needs-js disabled>'
@@ -432,6 +430,10 @@ class ConfiguratorHtml:
             f'<table class="configurator__table" data-kind="{kind}" aria-busy="false"><caption>{caption}</caption>'
             f"<thead><tr>{''.join(heads)}</tr></thead><tbody>\n{body}\n</tbody></table></div>"
         )
+
+    def column_label(self, col: str, kind: str) -> str:
+        t = self.t
+        return t[f"col_{col}_diffusion"] if kind == "diffusion" and f"col_{col}_diffusion" in t else t[f"col_{col}"]
 
     def row_html(self, r: dict[str, Any], kind: str, order: int = 0) -> str:
         t, f = self.t, self.fmt
@@ -451,7 +453,6 @@ class ConfiguratorHtml:
             cards = 1 if r["verdict"] != "none" else 0
             verdict = t[r["verdict"]]
             raw_tok = r["relative_speed"]
-            keys = SORT_KEYS_DIFFUSION
         else:
             fits = r["verdict"] != "none"
             best = r["best_usd_per_million_output_tokens"]
@@ -473,31 +474,36 @@ class ConfiguratorHtml:
             if r["verdict"] == "split":
                 verdict += " · " + t["layout"].format(cards=cards, tp=r["tensor_parallel"], pp=r["pipeline_parallel"])
             raw_tok = r["decode_tok_s_per_user"]
-            keys = SORT_KEYS
+        name = self.node_name(r)
+        why = f"cfg-why-{r['node']}"
         cells = {
-            "node": f'<th scope="row"><span class="node__name">{escape(self.node_name(r))}</span> '
+            "node": f'<th scope="row"><span class="node__name" data-text>{escape(name)}</span> '
             f"<code>{escape(r['node'])}</code></th>",
-            "verdict": f"<td>{escape(verdict)}</td>",
-            "memory": f"<td>{self.bar_html(r, kind)}</td>",
-            **{col: f'<td class="num">{escape(text)}</td>' for col, text in numbers.items()},
-            "reason": f"<td>{escape(r['reason_text'])}</td>",
+            # The reason unfolds under the verdict: the button's aria-expanded shows or hides it
+            # (in CSS, once the widget runs; without JavaScript every reason shows).
+            "verdict": f'<td><span class="verdict__text" data-text>{escape(verdict)}</span> '
+            f'<button type="button" class="verdict__why" data-why data-needs-js disabled aria-expanded="false" '
+            f'aria-controls="{escape(why)}" aria-label="{escape(t["why_label"].format(node=name))}">{escape(t["why"])}</button>'
+            f'<span class="verdict__reason" id="{escape(why)}">{escape(r["reason_text"])}</span></td>',
+            # data-label: the column's name, which each cell shows when the row is a card (phones).
+            "memory": f'<td data-label="{escape(self.column_label("memory", kind))}">{self.bar_html(r, kind)}</td>',
+            **{
+                col: f'<td class="num" data-label="{escape(self.column_label(col, kind))}">{escape(text)}</td>'
+                for col, text in numbers.items()
+            },
         }
         sort_values = " ".join(
-            f'data-v-{col.replace("_", "-")}="{_raw(r.get(keys[col]) if col in keys else None)}"' for col in SORT_KEYS
+            f'data-v-{c.id.replace("_", "-")}="{_raw(sort_value(r, c, kind))}"'
+            for c in TABLE_COLUMNS
+            if c.sort == "number"
         )
         attrs = (
             f'data-node="{escape(r["node"])}" data-verdict="{r["verdict"]}" data-cards="{cards}" '
             f'data-tok-s="{_raw(raw_tok)}" data-price-month="{_raw(r["price_month_usd"])}" '
             f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}" data-shown="{r["verdict"]}" '
-            f'data-order="{order}" data-memory="{_raw(self.used_gb(r, kind))}" {sort_values}'
+            f'data-order="{order}" {sort_values}'
         )
-        return f"<tr {attrs}>{''.join(cells[col] for col in COLUMNS)}</tr>"
-
-    @staticmethod
-    def used_gb(r: dict[str, Any], kind: str) -> float:
-        if kind == "diffusion":
-            return r["need_gb"]
-        return r["weights_gb"] + r["kv_gb"] + r["reserve_gb"]
+        return f"<tr {attrs}>{''.join(cells[col] for col in COLUMN_IDS)}</tr>"
 
     def bar_html(self, r: dict[str, Any], kind: str) -> str:
         t, f = self.t, self.fmt

@@ -22,9 +22,14 @@ def watch(page, server):
     return requests, errors
 
 
+# The reader's system setting, which the site's color scheme follows until they use the toggle.
+SCHEMES = {"light": "default", "dark": "slate"}
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("locale", LOCALES)
-def test_every_page_loads_locally_without_errors_and_passes_axe(browser, server, locale):
-    context = browser.new_context()
+def test_every_page_loads_locally_without_errors_and_passes_axe(browser, server, locale, scheme):
+    context = browser.new_context(color_scheme=scheme)
     page = context.new_page()
     requests, errors = watch(page, server)
     # axe is injected through the DevTools protocol, which the page's CSP does not govern.
@@ -34,6 +39,7 @@ def test_every_page_loads_locally_without_errors_and_passes_axe(browser, server,
         response = page.goto(url)
         assert response is not None and response.ok, url
         assert page.get_attribute("html", "lang") == locale
+        assert page.get_attribute("body", "data-md-color-scheme") == SCHEMES[scheme], url
         page.evaluate(axe + "\n;0")
         result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
         bad = [
@@ -44,7 +50,7 @@ def test_every_page_loads_locally_without_errors_and_passes_axe(browser, server,
         assert not bad, f"{url}: {bad}"
     ARTIFACTS.mkdir(exist_ok=True)
     page.goto(f"{server}/{locale}/{PAGE_PATHS['nvlink'][locale]}")
-    page.screenshot(path=str(ARTIFACTS / f"nvlink-{locale}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"nvlink-{locale}{'' if scheme == 'light' else '-dark'}.png"))
     context.close()
     assert requests and all(u.startswith(server) for u in requests), [u for u in requests if not u.startswith(server)]
     assert not errors, errors
@@ -75,4 +81,30 @@ def test_pages_work_without_javascript(browser, server, catalog):
     page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}")
     assert page.locator("tr[data-node]").count() == len(catalog.nodes)
     assert page.get_attribute("[data-engine-status]", "data-engine-status") == "static"
+    context.close()
+
+
+def test_the_color_scheme_toggle_switches_and_is_remembered(browser, server):
+    # Under the site's CSP (no inline script): the scheme is set before Material's bundle runs.
+    context = browser.new_context(color_scheme="light")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    url = f"{server}/en/{PAGE_PATHS['configurator']['en']}"
+    page.goto(url)
+    assert page.get_attribute("body", "data-md-color-scheme") == "default"
+    # Automatic, then light, then dark: each click switches to what the toggle names.
+    for expected in ("default", "slate"):
+        label = page.locator("[data-md-component=palette] label:visible")
+        name = label.get_attribute("title")
+        label.click()
+        assert page.get_attribute("body", "data-md-color-scheme") == expected, name
+    dark_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.reload()
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark_bg
+    # The configurator's own colors follow: the memory bar's free part is not the light one.
+    free = page.eval_on_selector(".bar__free", "el => getComputedStyle(el).fill")
+    assert free != "rgb(224, 224, 224)", free
+    assert not errors, errors
     context.close()

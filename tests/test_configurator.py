@@ -561,7 +561,7 @@ def test_sorting_uses_raw_values_in_english_and_memory_sorts_by_gigabytes(browse
     assert numbers == sorted(numbers)
     page.click("button[data-sort=memory]")
     used = [
-        float(r["memory"])
+        float(r["vMemory"])
         for r in page.eval_on_selector_all("tr[data-node]:not([hidden])", "trs => trs.map(t => t.dataset)")
     ]
     assert used == sorted(used)

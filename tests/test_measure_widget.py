@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_pasted_topology_gets_a_verdict_and_a_coloured_matrix(browser, server, locale):
+def test_pasted_topology_gets_a_verdict_and_a_colored_matrix(browser, server, locale):
     page = browser.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

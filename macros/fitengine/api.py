@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
@@ -24,6 +24,42 @@ from .nvidia_smi import parse_nvlink_status, parse_topo
 from .reasons import Reason, render
 
 SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of the configurator's table, and how it sorts.
+
+    `sort` is "text" (the cell's words, in the page's collation) or "number" (a raw value the
+    row carries as `data-v-<id>`, taken from the answer's field `key`, or `key_diffusion` for an
+    image or video model; None: the column has no value for that kind, and sorts last).
+    """
+
+    id: str
+    sort: Literal["text", "number"]
+    key: str | None = None
+    key_diffusion: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"id": self.id, "sort": self.sort, "key": self.key, "key_diffusion": self.key_diffusion}
+
+
+# The configurator's table, ordered by what decides: the node, whether it fits, what it costs,
+# how fast it answers (the reason for a verdict unfolds under it, in the verdict's cell). The
+# build writes these columns and the browser reads the same list from
+# the page (the widget's `data-columns`), so neither types it again.
+TABLE_COLUMNS: tuple[Column, ...] = (
+    Column("node", "text"),
+    Column("verdict", "text"),
+    Column("price_month", "number", "price_month_usd", "price_month_usd"),
+    Column("per_mtok", "number", "usd_per_million_output_tokens", "usd_per_reference_hour"),
+    Column("per_user", "number", "decode_tok_s_per_user", "relative_speed"),
+    Column("ttft", "number", "ttft_s"),
+    Column("memory", "number", "need_gb", "need_gb"),
+    Column("total", "number", "decode_tok_s_total"),
+    Column("best_per_mtok", "number", "best_usd_per_million_output_tokens"),
+    Column("max_users", "number", "max_concurrency"),
+)
 # What a custom model (a pasted config.json, or one carried by a link) may hold: a real
 # config.json is a few kilobytes, three or four levels deep. The widget checks the same bounds
 # before it sends anything to the engine's worker.

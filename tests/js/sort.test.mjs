@@ -37,7 +37,7 @@ test("a missing value sorts last and ties keep the engine's order", () => {
 });
 
 test("memory sorts on the gigabytes used, not the card count", () => {
-  assert.equal(sortValue({ memory: "78.16", cards: "2" }, "memory"), 78.16);
+  assert.equal(sortValue({ vMemory: "78.16", cards: "2" }, "memory"), 78.16);
 });
 
 test("text columns compare in the page's locale", () => {

@@ -13,7 +13,7 @@ import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { chartSvg } from "./configurator/chart.js";
 import { compareRows, nextSort, sortValue } from "./configurator/sort.js";
 import { OPTIONS, URL_VERSION, decodeCustom, queryFor, sameWorkload, wholeIn } from "./configurator/state.js";
-import { COLUMNS, barHtml, barView, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
+import { barHtml, barView, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
 
 const DEFAULT_SORT = { col: "price_month", dir: 1 };
 const NOTICE_MS = 4000;
@@ -48,6 +48,7 @@ class Configurator {
     this.messageEl = root.querySelector("[data-message]");
     this.table = root.querySelector("table");
     this.tbody = this.table.querySelector("tbody");
+    this.columns = readColumns(root); // the engine's list, as the build wrote it into the page
     this.chart = root.querySelector("[data-chart]");
     this.custom = root.querySelector("[data-custom]");
     this.compact = root.hasAttribute("data-compact");
@@ -118,6 +119,8 @@ class Configurator {
       this.start();
       this.update();
     };
+    // A model chosen starts in its native format (the select's own listener runs before the form's).
+    this.form.model.addEventListener("change", () => this.useNativeFormat());
     this.form.addEventListener("change", change);
     let typing = null;
     this.form.addEventListener("input", (event) => {
@@ -130,10 +133,18 @@ class Configurator {
       change();
     });
     this.form.addEventListener("focusin", () => this.start(), { once: true });
+    // A pasted config.json is answered below the fields: its answer is brought into view.
+    this.form.config.addEventListener("paste", () => (this.revealAnswer = true));
     this.root.querySelectorAll("[data-filter]").forEach((select) => select.addEventListener("change", () => this.applyFilters()));
     this.root.querySelectorAll("[data-sort]").forEach((button) => button.addEventListener("click", () => this.sortBy(button.dataset.sort)));
     this.root.querySelector("[data-copy-link]").addEventListener("click", () => this.copyLink());
     this.root.querySelector("[data-csv]").addEventListener("click", () => this.downloadCsv());
+    // A row's reason unfolds under its verdict: the button says whether it is open.
+    this.tbody.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-why]");
+      if (!button) return;
+      button.setAttribute("aria-expanded", String(button.getAttribute("aria-expanded") !== "true"));
+    });
     this.foldButton.addEventListener("click", () => {
       this.showNone = !this.showNone;
       this.applyFilters();
@@ -162,6 +173,7 @@ class Configurator {
       if (this.catalogModels.has(model) || (model === "custom" && params.get("custom"))) this.form.model.value = model;
       else notes.push(fill(this.t.fallback, { value: model, default: this.form.model.selectedOptions[0].textContent }));
     }
+    if (model !== null && this.catalogModels.has(model)) this.useNativeFormat(); // unless the link names one
     const format = params.get("format");
     if (format !== null) {
       if (this.catalogFormats.has(format)) this.form.format.value = format;
@@ -198,6 +210,12 @@ class Configurator {
     this.urlNotes = notes;
     this.waiting = true;
     this.update();
+  }
+
+  // The chosen model's native format, when the catalog names one the form offers.
+  useNativeFormat() {
+    const native = this.form.model.selectedOptions[0]?.dataset.native;
+    if (native && this.catalogFormats.has(native)) this.form.format.value = native;
   }
 
   writeUrl(request) {
@@ -349,7 +367,23 @@ class Configurator {
     this.message((this.urlNotes || []).join(" "));
     this.showModelRead(out.result.model_read);
     this.show(out.result, request);
+    if (this.revealAnswer && request.config) {
+      this.revealAnswer = false;
+      this.reveal();
+    }
     afterPaint(() => generation === this.generation && this.writeUrl(request)); // the address bar can wait for the table
+  }
+
+  // The answer's card in view, moving the page as little as possible (no animation for a reader
+  // who asked for less motion).
+  reveal() {
+    const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const first = (this.root.querySelector("[data-model-read]:not([hidden])") || this.card).getBoundingClientRect().top;
+    const last = this.card.getBoundingClientRect().bottom;
+    const header = 64; // Material's header stays over the page's top
+    if (first >= header && last <= innerHeight) return;
+    // What was read and the card, their bottom at the screen's; their top first when they are taller.
+    scrollBy({ top: Math.min(last + 16 - innerHeight, first - header), behavior: smooth ? "smooth" : "auto" });
   }
 
   // The card and the table say that they do not answer the fields yet: dimmed (after a short
@@ -419,10 +453,9 @@ class Configurator {
     const captionEl = this.table.querySelector("caption");
     if (captionEl.textContent !== caption) captionEl.textContent = caption;
     this.table.querySelectorAll("th[data-col]").forEach((th) => {
-      const col = th.dataset.col;
-      const key = kind === "diffusion" && this.t[`col_${col}_diffusion`] ? `col_${col}_diffusion` : `col_${col}`;
+      const label = columnLabel(this.t, th.dataset.col, kind);
       const button = th.querySelector("button");
-      if (button.textContent !== this.t[key]) button.textContent = this.t[key];
+      if (button.textContent !== label) button.textContent = label;
     });
     // The same nodes come back: patch the cells that changed rather than parse a new table, so
     // the browser restyles and repaints only what moved. Every row's data attributes (what
@@ -435,7 +468,7 @@ class Configurator {
       const onScreen = this.onScreenPositions();
       const datas = new Map();
       for (const [node, [r, i]] of byNode) {
-        const data = rowData(r, kind, i);
+        const data = rowData(r, kind, i, this.columns);
         datas.set(rows.get(node), data);
         this.patchData(rows.get(node), data);
       }
@@ -447,7 +480,7 @@ class Configurator {
         else this.patchCells(tr, r, kind);
       });
     } else {
-      this.tbody.innerHTML = result.rows.map((r, i) => rowHtml(r, kind, i, this.t, this.f, this.gpuNames)).join("\n");
+      this.tbody.innerHTML = result.rows.map((r, i) => rowHtml(r, kind, i, this.t, this.f, this.gpuNames, this.columns)).join("\n");
       this.watchRows();
       this.sortRows();
       this.applyFilters();
@@ -570,9 +603,13 @@ class Configurator {
     setIfChanged(tr.dataset, "shown", r.verdict);
     const cells = tr.cells;
     const texts = rowTexts(r, kind, this.t, this.f);
-    COLUMNS.forEach((col, i) => {
+    this.columns.forEach(({ id: col }, i) => {
+      if (cells[i].dataset.label !== undefined) setIfChanged(cells[i].dataset, "label", columnLabel(this.t, col, kind));
       if (col === "memory") this.patchBar(cells[i], barView(r, kind, this.t, this.f));
-      else if (col !== "node") setText(cells[i], texts[col]);
+      else if (col === "verdict") {
+        setText(cells[i].querySelector("[data-text]"), texts.verdict);
+        setText(cells[i].querySelector(".verdict__reason"), texts.reason);
+      } else if (col !== "node") setText(cells[i], texts[col]);
     });
   }
 
@@ -614,9 +651,13 @@ class Configurator {
     this.applyFilters();
   }
 
+  column(id) {
+    return this.columns.find((c) => c.id === id);
+  }
+
   sortBy(col) {
     this.sort = nextSort(this.sort, col);
-    if (["node", "verdict", "reason"].includes(col)) this.flushRows(); // text columns read the cells
+    if (this.column(col).sort === "text") this.flushRows(); // text columns read the cells
     this.sortRows();
     this.applyFilters();
     this.flushRows();
@@ -627,11 +668,11 @@ class Configurator {
   // restyled whole.
   sortRows(datas) {
     const { col, dir } = this.sort;
-    const index = COLUMNS.indexOf(col);
-    const text = ["node", "verdict", "reason"].includes(col);
+    const index = this.columns.findIndex((c) => c.id === col);
+    const text = this.columns[index].sort === "text";
     const keyed = Array.from(this.tbody.rows, (tr) => {
       const data = (datas && datas.get(tr)) || tr.dataset;
-      const value = text ? tr.cells[index].textContent.trim() : sortValue(data, col);
+      const value = text ? this.cellText(tr.cells[index]) : sortValue(data, col);
       return { tr, verdict: data.verdict, order: data.order, value };
     });
     keyed.sort((a, b) => compareRows(a, b, dir, this.locale));
@@ -640,6 +681,11 @@ class Configurator {
       if (current[i] !== k.tr) this.tbody.insertBefore(k.tr, current[i]);
     });
     this.showSortState();
+  }
+
+  // What a text column shows and sorts on: its [data-text] (the verdict, not its reason).
+  cellText(cell) {
+    return (cell.querySelector("[data-text]") || cell).textContent.trim();
   }
 
   showSortState() {
@@ -675,7 +721,7 @@ class Configurator {
     if (this.compact) return;
     // Drawn from the table's own data, so the build-time table gets its chart too.
     const kind = this.table.dataset.kind;
-    const names = new Map(Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.cells[0].querySelector(".node__name")?.textContent || tr.dataset.node]));
+    const names = new Map(Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.querySelector(".node__name")?.textContent || tr.dataset.node]));
     const points = Array.from(this.tbody.rows)
       .filter((tr) => tr.dataset.verdict !== "none" && tr.dataset.tokS !== "" && tr.dataset.vPerMtok !== "")
       .map((tr) => ({ node: tr.dataset.node, name: names.get(tr.dataset.node), x: Number(tr.dataset.tokS), y: Number(tr.dataset.vPerMtok) }));
@@ -716,7 +762,7 @@ class Configurator {
       : Array.from(this.tbody.rows, (tr) => [
           tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, tr.dataset.vTotal, tr.dataset.vTtft,
           tr.dataset.priceMonth, "", tr.dataset.vPerMtok, "", tr.dataset.vBestPerMtok, "", tr.dataset.vMaxUsers, "",
-          tr.cells[COLUMNS.indexOf("reason")].textContent,
+          tr.querySelector(".verdict__reason").textContent,
         ]);
     const csv = toCsv(rows);
     const link = document.createElement("a");

@@ -1,9 +1,8 @@
 // Sorting the table's rows on raw values (data attributes), never on the formatted text, so that
 // "110,853" and "5 176" compare as numbers in every locale. Rows that fit always come first.
 
-// What a row sorts on for a column: a number, a text, or null (no value: last).
+// What a row sorts on for a number column (its data-v-<col>): a number, or null (no value: last).
 export function sortValue(data, col) {
-  if (col === "memory") return numberOrNull(data.memory);
   const key = "v" + col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
   return numberOrNull(data[key]);
 }

@@ -1,33 +1,30 @@
 // The table's rows: what each cell shows and what each row carries for sorting, filtering and
 // the chart. The build writes the same markup (macros/configurator_html.py, row_html); the
 // widget patches cells in place and writes whole rows only when the nodes themselves change.
+// The columns are the engine's (fitengine.api.TABLE_COLUMNS), read from the page: `columns` is
+// the widget's `data-columns`, [{id, sort: "text" | "number", key, key_diffusion}].
 
 import { escapeHtml, fill } from "./format.js";
 import { nodeName } from "./answer.js";
 
-// Ordered by what decides: the node, whether it fits, what it costs, how fast it answers.
-export const COLUMNS = ["node", "verdict", "price_month", "per_mtok", "per_user", "ttft", "memory", "total", "best_per_mtok", "max_users", "reason"];
-const SORT_KEYS = {
-  price_month: "price_month_usd",
-  per_mtok: "usd_per_million_output_tokens",
-  per_user: "decode_tok_s_per_user",
-  ttft: "ttft_s",
-  total: "decode_tok_s_total",
-  best_per_mtok: "best_usd_per_million_output_tokens",
-  max_users: "max_concurrency",
-};
-const SORT_KEYS_DIFFUSION = { price_month: "price_month_usd", per_mtok: "usd_per_reference_hour", per_user: "relative_speed" };
+// The columns the page declares (its `data-columns`, written by the build from the engine's list).
+export function readColumns(root) {
+  return JSON.parse(root.dataset.columns);
+}
+
+// A column's name for a kind of model (image models name some columns otherwise).
+export function columnLabel(t, col, kind) {
+  return kind === "diffusion" && t[`col_${col}_diffusion`] ? t[`col_${col}_diffusion`] : t[`col_${col}`];
+}
+
+// A right-aligned figure: every number column but the memory bar.
+export const isFigure = (column) => column.sort === "number" && column.id !== "memory";
 const camel = (col) => "v" + col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
 const raw = (v) => (v == null ? "" : String(v));
 
-export function usedGb(r, kind) {
-  return kind === "diffusion" ? r.need_gb : r.weights_gb + r.kv_gb + r.reserve_gb;
-}
-
 // What a row carries as data attributes (dataset names), all raw numbers or ids.
-export function rowData(r, kind, order) {
+export function rowData(r, kind, order, columns) {
   const diffusion = kind === "diffusion";
-  const keys = diffusion ? SORT_KEYS_DIFFUSION : SORT_KEYS;
   const data = {
     node: r.node,
     verdict: r.verdict,
@@ -38,8 +35,11 @@ export function rowData(r, kind, order) {
     link: r.link_class,
   };
   if (order !== undefined) data.order = String(order);
-  data.memory = raw(usedGb(r, kind));
-  for (const col of Object.keys(SORT_KEYS)) data[camel(col)] = col in keys ? raw(r[keys[col]]) : "";
+  for (const column of columns) {
+    if (column.sort !== "number") continue;
+    const key = diffusion ? column.key_diffusion : column.key;
+    data[camel(column.id)] = key ? raw(r[key]) : "";
+  }
   return data;
 }
 
@@ -114,23 +114,36 @@ const DATA_ATTRS = ["node", "verdict", "cards", "tokS", "priceMonth", "gpu", "li
 const kebab = (key) => key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 
 // A whole row, as the build writes it (used when the nodes change, never for a patch).
-export function rowHtml(r, kind, order, t, f, gpuNames) {
+export function rowHtml(r, kind, order, t, f, gpuNames, columns) {
   const texts = rowTexts(r, kind, t, f);
-  const cells = COLUMNS.map((col) => {
+  const name = nodeName(t, r, gpuNames);
+  const cells = columns.map((column) => {
+    const col = column.id;
     if (col === "node") {
-      return `<th scope="row"><span class="node__name">${escapeHtml(nodeName(t, r, gpuNames))}</span> <code>${escapeHtml(r.node)}</code></th>`;
+      return `<th scope="row"><span class="node__name" data-text>${escapeHtml(name)}</span> <code>${escapeHtml(r.node)}</code></th>`;
     }
-    if (col === "memory") return `<td>${barHtml(barView(r, kind, t, f))}</td>`;
-    if (col === "verdict" || col === "reason") return `<td>${escapeHtml(texts[col])}</td>`;
-    return `<td class="num">${escapeHtml(texts[col])}</td>`;
+    if (col === "verdict") {
+      // The reason unfolds under the verdict (the button's aria-expanded shows it, in CSS).
+      const why = escapeHtml(`cfg-why-${r.node}`);
+      return (
+        `<td><span class="verdict__text" data-text>${escapeHtml(texts.verdict)}</span> ` +
+        `<button type="button" class="verdict__why" data-why data-needs-js aria-expanded="false" aria-controls="${why}" ` +
+        `aria-label="${escapeHtml(fill(t.why_label, { node: name }))}">${escapeHtml(t.why)}</button>` +
+        `<span class="verdict__reason" id="${why}">${escapeHtml(texts.reason)}</span></td>`
+      );
+    }
+    // data-label: the column's name, which each cell shows when the row is a card (phones).
+    const label = escapeHtml(columnLabel(t, col, kind));
+    if (col === "memory") return `<td data-label="${label}">${barHtml(barView(r, kind, t, f))}</td>`;
+    if (!isFigure(column)) return `<td>${escapeHtml(texts[col])}</td>`;
+    return `<td class="num" data-label="${label}">${escapeHtml(texts[col])}</td>`;
   });
-  const d = rowData(r, kind, order);
+  const d = rowData(r, kind, order, columns);
   const attrs = [
     ...DATA_ATTRS.map((key) => `data-${kebab(key)}="${escapeHtml(d[key])}"`),
     `data-shown="${escapeHtml(d.verdict)}"`,
     `data-order="${d.order}"`,
-    `data-memory="${d.memory}"`,
-    ...Object.keys(SORT_KEYS).map((col) => `data-v-${col.replace(/_/g, "-")}="${d[camel(col)]}"`),
+    ...columns.filter((c) => c.sort === "number").map((c) => `data-v-${c.id.replace(/_/g, "-")}="${d[camel(c.id)]}"`),
   ];
   return `<tr ${attrs.join(" ")}>${cells.join("")}</tr>`;
 }

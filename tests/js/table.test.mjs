@@ -1,0 +1,74 @@
+// The table's rows follow the column list the page hands them (the engine's TABLE_COLUMNS, in the
+// widget's data-columns): no list of columns is typed in the widget.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
+import { readColumns, rowData, rowHtml } from "../../overrides/assets/javascripts/configurator/table.js";
+
+const t = {
+  node_name: "{count} × {gpu}",
+  single: "one card",
+  split: "split",
+  none: "does not fit",
+  layout: "{cards} cards",
+  best_at: "{price} at {users}",
+  bar_weights: "weights",
+  bar_kv: "KV cache",
+  bar_reserve: "reserve",
+  bar_free: "free",
+  unit_gb: "GB",
+  why: "Why?",
+  why_label: "Why this verdict for {node}?",
+  col_ttft: "First token (s)",
+  col_memory: "Memory per card",
+  col_per_user: "Per user (tok/s)",
+  col_per_user_diffusion: "Relative speed",
+};
+const f = formatters("en");
+const row = {
+  node: "1x-a", gpu: "a", count: 1, verdict: "single", cards_used: 1, link_class: "one-card",
+  price_month_usd: 1000, usd_per_million_output_tokens: 2.5, decode_tok_s_per_user: 40.25, ttft_s: 0.3,
+  decode_tok_s_total: 40.25, best_usd_per_million_output_tokens: 1.5, best_concurrency: 8, max_concurrency: 12,
+  need_gb: 30.5, weights_gb: 20, kv_gb: 5, reserve_gb: 5.5, capacity_gb: 80, reason_text: "Fits.",
+};
+const col = (id, sort, key = null, key_diffusion = null) => ({ id, sort, key, key_diffusion });
+
+test("the columns are read from the page's data-columns", () => {
+  const columns = [col("node", "text"), col("price_month", "number", "price_month_usd", "price_month_usd")];
+  assert.deepEqual(readColumns({ dataset: { columns: JSON.stringify(columns) } }), columns);
+});
+
+test("a row's cells and sort values follow the list it is given, in its order", () => {
+  const columns = [
+    col("ttft", "number", "ttft_s"),
+    col("node", "text"),
+    col("memory", "number", "need_gb", "need_gb"),
+    col("verdict", "text"),
+  ];
+  const html = rowHtml(row, "llm", 3, t, f, { a: "Card A" }, columns);
+  const cells = [...html.matchAll(/<(td|th)[ >]/g)].map((m) => m[1]);
+  assert.deepEqual(cells, ["td", "th", "td", "td"]);
+  assert.match(html, /^<tr [^>]*data-v-ttft="0.3" data-v-memory="30.5">/);
+  assert.ok(html.indexOf("0.30") < html.indexOf("1 × Card A"));
+  assert.doesNotMatch(html, /data-v-price-month/);
+  // Reversed, the row is reversed.
+  const reversed = rowHtml(row, "llm", 3, t, f, { a: "Card A" }, [...columns].reverse());
+  assert.ok(reversed.indexOf("1 × Card A") < reversed.indexOf("0.30"));
+});
+
+test("each figure is named by its column for the card a phone shows, the reason sits under the verdict", () => {
+  const columns = [col("node", "text"), col("verdict", "text"), col("per_user", "number", "decode_tok_s_per_user", "relative_speed")];
+  const html = rowHtml(row, "llm", 0, t, f, { a: "Card A" }, columns);
+  assert.match(html, /<td class="num" data-label="Per user \(tok\/s\)">40.3<\/td>/);
+  assert.match(html, /aria-expanded="false" aria-controls="cfg-why-1x-a"[^>]*>Why\?<\/button><span class="verdict__reason" id="cfg-why-1x-a">Fits.<\/span>/);
+  const image = rowHtml({ ...row, relative_speed: 0.5 }, "diffusion", 0, t, f, { a: "Card A" }, columns);
+  assert.match(image, /data-label="Relative speed">×0.50</);
+});
+
+test("a column without a key for the model's kind carries no value", () => {
+  const columns = [col("ttft", "number", "ttft_s"), col("per_user", "number", "decode_tok_s_per_user", "relative_speed")];
+  const data = rowData({ ...row, relative_speed: 0.5 }, "diffusion", 0, columns);
+  assert.equal(data.vTtft, "");
+  assert.equal(data.vPerUser, "0.5");
+});
