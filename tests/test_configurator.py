@@ -645,7 +645,7 @@ def test_keyboard_screen_reader_and_explanations(browser, server, catalog):
     method = page.get_attribute(".configurator__legend a", "href")
     assert method and method.rstrip("/").endswith("methodology")
     page.click("[data-copy-link]")
-    wait_until(lambda: page.is_visible("[data-message]"), 5, "the notice")
+    wait_until(lambda: page.is_visible("[data-message]"), 15, "the notice")
     assert page.get_attribute("[data-message]", "data-kind") == "notice"
     wait_until(lambda: page.is_hidden("[data-message]"), 10, "the notice to go")
     # The chart: the fitting nodes, at the content's width, the recommended one labelled.

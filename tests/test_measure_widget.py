@@ -120,3 +120,21 @@ def test_on_a_phone_no_node_is_assumed_and_a_matrix_of_another_node_asks_which_n
     assert not [c for c in matrix_cells(page) if c["differs"]]
     assert not errors, errors
     context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_verdict_and_its_matrix_pass_axe_in_both_schemes(browser, server, scheme):
+    from .browser import AXE
+
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    page.goto(f"{server}/en/{PAGE_PATHS['nvlink']['en']}")
+    page.select_option("#measure-node", "8x-h100-sxm")
+    page.fill("#measure-text", (FIXTURES / "measure" / "topo-8x-h100-degraded.txt").read_text())
+    page.click("[data-measure] button[type=submit]")
+    wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
+    page.evaluate(AXE.read_text() + "\n;0")
+    result = page.evaluate("() => axe.run(document.querySelector('[data-measure]'), {resultTypes: ['violations']})")
+    bad = [(v["id"], v["impact"]) for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad, bad
+    context.close()
