@@ -50,14 +50,18 @@ async function fetchSnapshot(shared, plan) {
 // Pyodide restored from the build's snapshot, or null (and why, on the console) when the
 // snapshot is missing, stale or refused: the caller then starts Pyodide plainly.
 async function restore(loadPyodide, pyodideRoot, shared, plan) {
+  const snapshot = fetchSnapshot(shared, plan);
+  snapshot.catch(() => {}); // awaited by loadPyodide; this only keeps an early failure from going unhandled
   try {
+    // Pyodide fetches the small standard library itself (unchecked, as python_stdlib.zip is on
+    // the plain start); the restored heap has already imported every module the engine uses.
     const pyodide = await loadPyodide({
       indexURL: pyodideRoot.href,
       stdLibURL: new URL(`engine/${plan.stdlib.path}`, shared).href,
       packages: [],
       stdout: () => {},
       stderr: () => {},
-      _loadSnapshot: fetchSnapshot(shared, plan),
+      _loadSnapshot: snapshot,
     });
     // The heap says which engine it imported: it must be the manifest's, file for file.
     const held = pyodide.runPython("globals().get('_snapshot_engine', '')");
