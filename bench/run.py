@@ -13,6 +13,7 @@ import argparse
 import datetime
 import functools
 import gzip
+import hashlib
 import json
 import os
 import platform
@@ -40,11 +41,25 @@ PY = sys.executable
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 LOCALES = {locale.code: locale.config for locale in site_locales()}
 
+# The French configurator's first visit, gzip, measured on 2026-11-29 (6d8f2dc) before Pyodide
+# was restored from a snapshot: the snapshot must not make readers download more.
+FIRST_VISIT_BEFORE_SNAPSHOT = 6_529_828
+
 TARGETS = {
     "configurator_ready_ratio": (
         "<=",
-        1.15,
+        0.5,
         "configurator ready / bare Pyodide page ready (median of the runs' ratios)",
+    ),
+    "configurator_return_ratio": (
+        "<",
+        0.3,
+        "configurator ready again, warm HTTP cache / bare Pyodide page ready, cold (median of the runs' ratios)",
+    ),
+    "configurator_first_visit_gzip_bytes": (
+        "<=",
+        FIRST_VISIT_BEFORE_SNAPSHOT,
+        "bytes the French configurator's first visit transfers, gzip (before the snapshot: 6,529,828)",
     ),
     "repaint_ms": ("<", 50.0, "field change to new table painted, engine ready (every change, reader's pace)"),
     "repaint_engine_only_ms": ("<", 50.0, "the same, for context and concurrency changes (no build-time answer)"),
@@ -315,8 +330,10 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
         shutil.copy(ROOT / "bench" / name, bench_dir / name)
     out: dict[str, Any] = {}
     ready, bare_ready, first_paint, before_pyodide, pyodide_request = [], [], [], [], []
+    return_ready, return_ratio = [], []
     repaint, repaint_first, repaint_engine, loading_answer = [], [], [], []
-    with serve(site) as url, sync_playwright() as p:
+    # Under the Cache-Control headers README's Hosting section suggests (return visits use them).
+    with serve(site, caching=True) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
 
         def ready_of(path: str, mark_name: str) -> float:
@@ -339,6 +356,17 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
                 times = {name: ready_of(path, mark_name) for name, path, mark_name in order}
                 bare_ready.append(times["bare"])
                 ready.append(times["ours"])
+
+            # A return visit: the configurator opened again in the same context (warm HTTP
+            # cache), against this run's bare page, cold.
+            context = browser.new_context()
+            page = context.new_page()
+            page.goto(f"{url}/fr/configurateur/")
+            wait_mark(page, "configurator-ready")
+            page.goto(f"{url}/fr/configurateur/")
+            return_ready.append(wait_mark(page, "configurator-ready"))
+            context.close()
+            return_ratio.append(return_ready[-1] / statistics.median(bare_ready[-2:]))
 
             # Then the configurator again, used: while Pyodide loads, then once it is ready.
             context = browser.new_context()
@@ -378,6 +406,8 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
         out["configurator_ready_ms"] = stats(ready, "ms")
         out["bare_pyodide_ready_ms"] = stats(bare_ready, "ms")
         out["configurator_ready_ratio_runs"] = stats([o / b for o, b in zip(ready, bare_ready, strict=True)], "ratio")
+        out["configurator_return_ready_ms"] = stats(return_ready, "ms")
+        out["configurator_return_ratio_runs"] = stats(return_ratio, "ratio")
         out["repaint_ms"] = stats(repaint, "ms")
         out["repaint_first_change_ms"] = stats(repaint_first, "ms")
         out["repaint_engine_only_ms"] = stats(repaint_engine, "ms")
@@ -420,8 +450,43 @@ def _keep_body(bodies: dict[str, bytes], response: Any) -> None:
             bodies[response.url] = path.read_bytes()
 
 
+_PACKED: dict[str, tuple[int, int]] = {}
+
+BROTLI_SIZES = """
+import fs from "node:fs"; import zlib from "node:zlib";
+const { BROTLI_PARAM_QUALITY: Q, BROTLI_PARAM_LGWIN: W, BROTLI_PARAM_SIZE_HINT: H } = zlib.constants;
+const sizes = process.argv.slice(1).map((f) => { const b = fs.readFileSync(f);
+  return zlib.brotliCompressSync(b, { params: { [Q]: 11, [W]: 24, [H]: b.length } }).length; });
+console.log(JSON.stringify(sizes));
+"""
+
+
+def packed(bodies: list[bytes]) -> tuple[int, int]:
+    """gzip (level 6) and brotli (quality 11, 16 MB window, as `brotli` precompresses) sizes, added up.
+
+    Python's standard library has no brotli; Node (which `make site` needs) has it in zlib.
+    """
+    keys = [hashlib.sha256(b).hexdigest() for b in bodies]
+    todo = {k: b for k, b in zip(keys, bodies, strict=True) if k not in _PACKED}
+    if todo:
+        with tempfile.TemporaryDirectory() as tmp:
+            files = []
+            for key, body in todo.items():
+                (Path(tmp) / key).write_bytes(body)
+                files.append(str(Path(tmp) / key))
+            run = subprocess.run(
+                ["node", "--input-type=module", "-e", BROTLI_SIZES, *files],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            for (key, body), size in zip(todo.items(), json.loads(run.stdout), strict=True):
+                _PACKED[key] = (len(gzip.compress(body, 6)), size)
+    return sum(_PACKED[k][0] for k in keys), sum(_PACKED[k][1] for k in keys)
+
+
 def bench_weight(browser: Any, url: str) -> dict[str, Any]:
-    """Bytes each page transfers on a first visit (raw, and gzip-compressed as a static host would)."""
+    """Bytes each page transfers on a first visit (raw, and compressed as a static host would: gzip, brotli)."""
     from tests.test_site import PAGE_PATHS
 
     out: dict[str, Any] = {}
@@ -435,9 +500,14 @@ def bench_weight(browser: Any, url: str) -> dict[str, Any]:
             page.goto(f"{url}/{locale}/{paths[locale]}")
             page.wait_for_load_state("networkidle")
             raw = sum(len(b) for b in bodies.values())
-            packed = sum(len(gzip.compress(b, 6)) for b in bodies.values())
-            pyodide = sum(len(b) for u, b in bodies.items() if "/pyodide/" in u)
-            pages[f"{locale}/{key}"] = {"raw_bytes": raw, "gzip_bytes": packed, "pyodide_bytes": pyodide}
+            gz, br = packed(list(bodies.values()))
+            pyodide = sum(len(b) for u, b in bodies.items() if "/pyodide/" in u or "/engine/snapshot-" in u)
+            pages[f"{locale}/{key}"] = {
+                "raw_bytes": raw,
+                "gzip_bytes": gz,
+                "brotli_bytes": br,
+                "pyodide_bytes": pyodide,
+            }
             context.close()
     out["weight_pages"] = pages
     out["guide_pyodide_bytes"] = max(
@@ -457,10 +527,14 @@ def bench_weight(browser: Any, url: str) -> dict[str, Any]:
     while page.get_attribute("[data-engine-status]", "data-engine-status") != "ready" and time.monotonic() < deadline:
         time.sleep(0.1)
     context.close()
+    gz, br = packed(list(bodies.values()))
     out["journey_guide_then_configurator"] = {
         "raw_bytes": sum(len(b) for b in bodies.values()),
-        "gzip_bytes": sum(len(gzip.compress(b, 6)) for b in bodies.values()),
+        "gzip_bytes": gz,
+        "brotli_bytes": br,
     }
+    out["configurator_first_visit_gzip_bytes"] = pages["fr/configurator"]["gzip_bytes"]
+    out["configurator_first_visit_brotli_bytes"] = pages["fr/configurator"]["brotli_bytes"]
     return out
 
 
@@ -562,7 +636,10 @@ def write_report(results: dict[str, Any]) -> None:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
     ).stdout.strip()
-    summary = {k: results[k] for k in ("configurator_ready_ratio", "build_ratio", "repaint_ms", "preview_rebuild_s")}
+    keys = ("configurator_ready_ratio", "configurator_return_ratio", "build_ratio", "repaint_ms", "preview_rebuild_s")
+    summary = {k: results[k] for k in keys}
+    summary["first_visit_gzip_bytes"] = results["figures"]["configurator_first_visit_gzip_bytes"]
+    summary["first_visit_brotli_bytes"] = results["figures"]["configurator_first_visit_brotli_bytes"]
     history.append({"date": results["date"], "commit": commit, "note": results.get("note", ""), **summary})
     results["history"] = history
     path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
@@ -593,24 +670,40 @@ def write_report(results: dict[str, Any]) -> None:
             lines.append(
                 f"| `{name}` | {value['median']:.4g} | {value['min']:.4g} | {value['max']:.4g} | {value['unit']} |"
             )
-    lines += ["", "## Page weight on a first visit (bytes)", "", "| page | raw | gzip | Pyodide |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "## Page weight on a first visit (bytes)",
+        "",
+        "Pyodide: its files and the snapshot of its heap, uncompressed.",
+        "",
+        "| page | raw | gzip | brotli | Pyodide |",
+        "|---|---|---|---|---|",
+    ]
     for page, w in results["figures"]["weight_pages"].items():
-        lines.append(f"| {page} | {w['raw_bytes']:,} | {w['gzip_bytes']:,} | {w['pyodide_bytes']:,} |")
+        brotli = f"{w['brotli_bytes']:,}" if "brotli_bytes" in w else "—"
+        lines.append(f"| {page} | {w['raw_bytes']:,} | {w['gzip_bytes']:,} | {brotli} | {w['pyodide_bytes']:,} |")
     j = results["figures"]["journey_guide_then_configurator"]
     lines += [
         "",
-        f"A reader who opens a guide then the configurator downloads {j['raw_bytes']:,} bytes ({j['gzip_bytes']:,} gzip-compressed).",
+        f"A reader who opens a guide then the configurator downloads {j['raw_bytes']:,} bytes"
+        f" ({j['gzip_bytes']:,} gzip-compressed, {j['brotli_bytes']:,} brotli-compressed).",
     ]
     lines += [
         "",
         "## History",
         "",
-        "| date | commit | ready ratio | build ratio | repaint ms | preview s | note |",
-        "|---|---|---|---|---|---|---|",
+        "| date | commit | ready ratio | return ratio | first visit MB (gzip/brotli) | build ratio | repaint ms | preview s | note |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for h in history:
+        back = f"{h['configurator_return_ratio']:.3f}" if "configurator_return_ratio" in h else "—"
+        first = (
+            f"{h['first_visit_gzip_bytes'] / 1e6:.2f} / {h['first_visit_brotli_bytes'] / 1e6:.2f}"
+            if "first_visit_brotli_bytes" in h
+            else "—"
+        )
         lines.append(
-            f"| {h['date']} | {h['commit']} | {h['configurator_ready_ratio']:.3f} | {h['build_ratio']:.3f} | {h['repaint_ms']:.1f} | {h['preview_rebuild_s']:.2f} | {h.get('note', '')} |"
+            f"| {h['date']} | {h['commit']} | {h['configurator_ready_ratio']:.3f} | {back} | {first} | {h['build_ratio']:.3f} | {h['repaint_ms']:.1f} | {h['preview_rebuild_s']:.2f} | {h.get('note', '')} |"
         )
     (ROOT / "bench" / "results.md").write_text("\n".join(lines) + "\n")
 
@@ -639,6 +732,7 @@ def main() -> None:
         "figures": figures,
         # The median of each run's ratio: the two pages of a run share the machine's moment.
         "configurator_ready_ratio": figures["configurator_ready_ratio_runs"]["median"],
+        "configurator_return_ratio": figures["configurator_return_ratio_runs"]["median"],
         "build_ratio": figures["build_both_cold_s"]["median"] / figures["bare_both_cold_s"]["median"],
         "repaint_ms": figures["repaint_ms"]["median"],
         "preview_rebuild_s": figures["preview_rebuild_s"]["median"],

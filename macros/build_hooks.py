@@ -9,6 +9,8 @@ After each locale's build this writes, once for all locales, beside the locale f
                                   uses none of these files unless it matches
     site/engine/catalog.json      the validated catalog, as the engine's Catalog.from_dict reads it
     site/engine/answers/<locale>/<format>.json   build-time answers at the defaults, every model
+    site/engine/snapshot-*.bin, stdlib-*.zip     Pyodide's heap with the engine imported, and the
+                                  standard library it still reads (macros/pyodide_snapshot.py)
 
 Under `mkdocs serve` the preview serves one locale at its root, so they go inside it instead,
 and the build-time answers are skipped (the preview's widget waits for Pyodide).
@@ -256,9 +258,13 @@ def on_post_build(config: MkDocsConfig) -> None:
     ship_pyodide(shared)
     ship_engine(shared, data)
     if not STATE.serving:
+        from macros.pyodide_snapshot import enabled, ship_snapshot
+
+        if enabled():
+            ship_snapshot(shared)
         ship_answers(shared, data, config["theme"]["language"])
         hash_answers(shared)
     else:
-        # The preview skips the build-time answers (its widget waits for Pyodide instead), so
-        # that an edit shows in about a second.
+        # The preview skips the build-time answers (its widget waits for Pyodide instead) and the
+        # start-up snapshot (it starts Pyodide plainly), so that an edit shows in about a second.
         ship_no_answers(shared, data, config["theme"]["language"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -27,14 +28,28 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".zip": "application/zip",
     }
     csp: ClassVar[str | None] = CSP
+    caching: ClassVar[bool] = False
 
     def end_headers(self) -> None:
         if self.csp:
             self.send_header("Content-Security-Policy", self.csp)
+        if self.caching:
+            self.send_header("Cache-Control", cache_control(self.path))
         super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+IMMUTABLE = re.compile(
+    r"^/(?:.*/)?(?:pyodide/[^/]+/.+|engine/(?:snapshot|stdlib)-[0-9a-f]{16}\.(?:bin|zip)"
+    r"|assets/(?:javascripts|stylesheets)/(?:[\w-]+/)*[\w-]+\.[0-9a-f]{8}\.min\.(?:js|css))$"
+)
+
+
+def cache_control(path: str) -> str:
+    """The Cache-Control README's Hosting section suggests: for good where the name says the version."""
+    return "public, max-age=31536000, immutable" if IMMUTABLE.match(path.split("?", 1)[0]) else "no-cache"
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -45,8 +60,9 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(directory: Path, csp: str | None = CSP) -> Iterator[str]:
-    handler = type("CspHandler", (Handler,), {"csp": csp})
+def serve(directory: Path, csp: str | None = CSP, caching: bool = False) -> Iterator[str]:
+    """Serve `directory`; with `caching`, under the Cache-Control headers of README's Hosting section."""
+    handler = type("CspHandler", (Handler,), {"csp": csp, "caching": caching})
     httpd = Server(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

@@ -108,6 +108,8 @@ def test_browser_answers_equal_the_build_engines(browser, server, catalog):
     context_tokens = catalog.assumptions.default_context * 2
     context, page, errors, _ = open_configurator(browser, server, query=f"?context={context_tokens}")
     wait_ready(page)
+    # Pyodide restored from the build's snapshot (tests/test_pyodide_snapshot.py covers the plain start).
+    assert page.get_attribute("[data-engine-status]", "data-engine-start") == "snapshot"
     for model in [*catalog.llms, *catalog.diffusion]:
         for fmt in FORMATS:
             choose(page, model, fmt)

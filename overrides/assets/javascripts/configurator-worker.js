@@ -1,9 +1,14 @@
 // Module worker hosting Pyodide and the fit engine, so the page never freezes.
 // It loads Pyodide's core from the site itself, checks every engine file against the build's
-// manifest of SHA-256 hashes, imports the engine and answers requests. The engine decides
-// everything; this file only carries messages.
+// manifest of SHA-256 hashes, imports the engine and answers requests. When the build made a
+// memory snapshot of Pyodide with the engine imported (macros/pyodide_snapshot.py), it restores
+// that instead, and falls back to the plain start if the snapshot is missing, stale or refused.
+// The engine decides everything; this file only carries messages.
+
+import { snapshotPlan } from "./snapshot-plan.js";
 
 let answer = null;
+let started = null; // "snapshot" or "plain": how Pyodide was started, said with `ready`
 let check = null;
 let numberFormat = null;
 
@@ -22,6 +27,52 @@ async function fetchOk(url) {
   return response;
 }
 
+// The engine's files, each checked against the manifest's SHA-256 (the plain start writes them
+// into Pyodide's file system; a restored snapshot already holds them, imported).
+function fetchEngineFiles(shared, manifest) {
+  const { package: packageName, files } = manifest;
+  return Promise.all(
+    Object.entries(files).map(async ([name, expected]) => {
+      const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${packageName}/${name}`, shared))).arrayBuffer());
+      if ((await sha256(bytes)) !== expected) throw new Error(`engine file ${name} does not match the build's manifest`);
+      return [name, bytes];
+    }),
+  );
+}
+
+// The snapshot's bytes, only if they are the ones the manifest names.
+async function fetchSnapshot(shared, plan) {
+  const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${plan.snapshot.path}`, shared))).arrayBuffer());
+  if ((await sha256(bytes)) !== plan.snapshot.sha256) throw new Error("the snapshot does not match the build's manifest");
+  return bytes;
+}
+
+// Pyodide restored from the build's snapshot, or null (and why, on the console) when the
+// snapshot is missing, stale or refused: the caller then starts Pyodide plainly.
+async function restore(loadPyodide, pyodideRoot, shared, plan) {
+  const snapshot = fetchSnapshot(shared, plan);
+  snapshot.catch(() => {}); // awaited by loadPyodide; this only keeps an early failure from going unhandled
+  try {
+    // Pyodide fetches the small standard library itself (unchecked, as python_stdlib.zip is on
+    // the plain start); the restored heap has already imported every module the engine uses.
+    const pyodide = await loadPyodide({
+      indexURL: pyodideRoot.href,
+      stdLibURL: new URL(`engine/${plan.stdlib.path}`, shared).href,
+      packages: [],
+      stdout: () => {},
+      stderr: () => {},
+      _loadSnapshot: snapshot,
+    });
+    // The heap says which engine it imported: it must be the manifest's, file for file.
+    const held = pyodide.runPython("globals().get('_snapshot_engine', '')");
+    if (held !== plan.engine) throw new Error("the snapshot holds other engine files than the manifest's");
+    return pyodide;
+  } catch (error) {
+    console.warn(`Pyodide snapshot not used (${String(error && error.message ? error.message : error).split("\n")[0]}): starting plainly`);
+    return null;
+  }
+}
+
 async function init({ shared, locale, pyodide: version, warm }) {
   numberFormat = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   post({ type: "status", state: "loading", step: 1, steps: 3 });
@@ -31,42 +82,43 @@ async function init({ shared, locale, pyodide: version, warm }) {
   const pyodideVersion = version || (await manifest).pyodide;
   const pyodideRoot = new URL(`pyodide/${pyodideVersion}/`, shared);
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideRoot).href);
-  const loading = loadPyodide({ indexURL: pyodideRoot.href, packages: [], stdout: () => {}, stderr: () => {} });
-  loading.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-  const { package: packageName, files, pyodide: built } = await manifest;
-  if (built !== pyodideVersion) {
-    throw new Error(`this page expects Pyodide ${pyodideVersion}, the site's engine was built for ${built}: reload the page`);
+  const built = await manifest;
+  if (built.pyodide !== pyodideVersion) {
+    throw new Error(`this page expects Pyodide ${pyodideVersion}, the site's engine was built for ${built.pyodide}: reload the page`);
   }
-  const engineFiles = Promise.all(
-    Object.entries(files).map(async ([name, expected]) => {
-      const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${packageName}/${name}`, shared))).arrayBuffer());
-      if ((await sha256(bytes)) !== expected) throw new Error(`engine file ${name} does not match the build's manifest`);
-      return [name, bytes];
-    }),
-  );
   // The catalog is trusted only as the build wrote it: the manifest holds its hash too.
   const catalogText = fetchOk(new URL("engine/catalog.json", shared))
     .then((r) => r.arrayBuffer())
     .then(async (buffer) => {
-      const expected = ((await manifest).data || {})["catalog.json"];
+      const expected = (built.data || {})["catalog.json"];
       if (!expected || (await sha256(buffer)) !== expected) throw new Error("engine/catalog.json does not match the build's manifest");
       return new TextDecoder().decode(buffer);
     });
-  engineFiles.catch(() => {});
   catalogText.catch(() => {});
-  const pyodide = await loading;
 
-  post({ type: "status", state: "loading", step: 2, steps: 3 });
-  pyodide.FS.mkdirTree(`/engine/${packageName}`);
-  for (const [name, bytes] of await engineFiles) pyodide.FS.writeFile(`/engine/${packageName}/${name}`, bytes);
+  const plan = snapshotPlan(built, pyodideVersion);
+  let pyodide = plan.use ? await restore(loadPyodide, pyodideRoot, shared, plan) : null;
+  started = pyodide ? "snapshot" : "plain";
+  if (!pyodide) {
+    const loading = loadPyodide({ indexURL: pyodideRoot.href, packages: [], stdout: () => {}, stderr: () => {} });
+    loading.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    const engineFiles = fetchEngineFiles(shared, built);
+    engineFiles.catch(() => {});
+    pyodide = await loading;
+    post({ type: "status", state: "loading", step: 2, steps: 3 });
+    pyodide.FS.mkdirTree(`/engine/${built.package}`);
+    for (const [name, bytes] of await engineFiles) pyodide.FS.writeFile(`/engine/${built.package}/${name}`, bytes);
+  }
 
   post({ type: "status", state: "loading", step: 3, steps: 3 });
   const catalogJson = await catalogText;
   pyodide.globals.set("catalog_json", catalogJson);
-  // The engine's own browser entry (fitengine/browser.py, shipped and hashed with the rest).
+  // The engine's own browser entry (fitengine/browser.py, shipped and hashed with the rest; a
+  // restored snapshot imported these very files at build time).
   pyodide.runPython(`
 import sys
-sys.path.insert(0, "/engine")
+if "/engine" not in sys.path:
+    sys.path.insert(0, "/engine")
 from fitengine.browser import Session
 _session = Session(catalog_json)
 del catalog_json
@@ -91,7 +143,7 @@ check_json = _session.check_json
       // a bad request only warms less
     }
   }
-  post({ type: "status", state: "ready" });
+  post({ type: "status", state: "ready", started });
 }
 
 self.onmessage = async (event) => {

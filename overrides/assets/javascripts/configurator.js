@@ -4,7 +4,7 @@
 // computed with it). The pure parts live in ./configurator/ (formatting, state and URL, the
 // card's and the rows' texts, sorting, CSV), each with its tests under tests/js/.
 
-import { afterPaint, askEngine, engineState, fetchTrusted, onEngineStatus, startEngine } from "./engine-client.js";
+import { afterPaint, askEngine, engineStarted, engineState, fetchTrusted, onEngineStatus, startEngine } from "./engine-client.js";
 import { customProblem } from "./input-bounds.js";
 import { announcement, answerView, suggestionViews } from "./configurator/answer.js";
 import { toCsv, csvRow } from "./configurator/csv.js";
@@ -106,6 +106,7 @@ class Configurator {
       this.setStatus("loading", `${this.t.status_loading} (${message.step}/${message.steps})`);
     } else if (message.state === "ready") {
       performance.mark("configurator-ready");
+      this.status.dataset.engineStart = engineStarted() || "";
       this.setStatus("ready", this.t.status_ready);
       if (this.waiting) this.update();
     } else if (message.state === "error") {

@@ -3,6 +3,7 @@
 
 let worker = null;
 let state = "static";
+let started = null; // how the worker started Pyodide: "snapshot" or "plain" (the build's snapshot refused or absent)
 let nextId = 1;
 const pending = new Map();
 const listeners = new Set();
@@ -19,6 +20,10 @@ export function afterPaint(callback) {
 
 export function engineState() {
   return state;
+}
+
+export function engineStarted() {
+  return started;
 }
 
 export function onEngineStatus(listener) {
@@ -76,6 +81,7 @@ export function startEngine(widget, warm = null) {
     const message = event.data;
     if (message.type === "status") {
       state = message.state;
+      if (message.started) started = message.started;
       listeners.forEach((listener) => listener(message));
     } else if (pending.has(message.id)) {
       pending.get(message.id)(message);

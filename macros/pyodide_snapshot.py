@@ -1,0 +1,132 @@
+"""The configurator's Pyodide memory snapshot: Pyodide started with the engine imported, saved by Node.
+
+`make site` runs `macros/pyodide_snapshot.mjs` with the pinned Pyodide (node_modules/pyodide)
+on the engine files the site ships, and writes beside them:
+
+    site/engine/snapshot-<hash>.bin    the heap after `import fitengine.browser` (about 31 MB raw)
+    site/engine/stdlib-<hash>.zip      the standard library modules the engine's import added,
+                                       all the restored runtime reads (it holds the rest imported)
+
+and names both in the manifest (`snapshot`) with their SHA-256, the Pyodide version and the
+engine files the heap holds. The names carry the hash, so a host may cache them for good. The
+worker restores the snapshot only when all of these match, and starts Pyodide plainly otherwise.
+
+A snapshot depends only on Pyodide, the engine's files and the builder: it is kept in
+`.cache/snapshot/` under a key of the three, so a build that changed neither is not slowed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILDER = Path(__file__).with_suffix(".mjs")
+CACHE = ROOT / ".cache" / "snapshot"
+STDLIB_PREFIX = "/lib/python"
+OFF = ("0", "off", "no", "false")
+
+
+class SnapshotError(RuntimeError):
+    """Node could not make the snapshot; the message says what it printed."""
+
+
+def enabled() -> bool:
+    """`SITE_SNAPSHOT=off` builds the site without a snapshot (the worker then starts Pyodide plainly)."""
+    return os.environ.get("SITE_SNAPSHOT", "on").strip().lower() not in OFF
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _key(engine_hashes: dict[str, str], version: str) -> str:
+    parts = {"pyodide": version, "builder": _sha256(BUILDER.read_bytes()), "engine": engine_hashes}
+    return _sha256(json.dumps(parts, sort_keys=True).encode())[:24]
+
+
+def _make(engine_dir: Path, out: Path) -> dict[str, Any]:
+    """Run the Node builder; its JSON says which stdlib files the engine's import added."""
+    from macros.pyodide_dist import PYODIDE
+
+    node = shutil.which("node")
+    if node is None:
+        raise SnapshotError(
+            "node is not installed: the Pyodide snapshot is made with Node (SITE_SNAPSHOT=off skips it)"
+        )
+    run = subprocess.run(
+        [node, str(BUILDER), str(PYODIDE), str(engine_dir), str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    if run.returncode != 0 or not out.is_file():
+        lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
+        errors = [line for line in lines if "Error" in line and len(line) < 400]
+        tail = (errors or lines or ["(nothing printed)"])[0][:300]
+        raise SnapshotError(f"making the Pyodide snapshot failed (node exited {run.returncode}): {tail}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _stdlib_zip(files: list[str], out: Path) -> None:
+    """The restored runtime's standard library: only the given files of Pyodide's zip, as they are there."""
+    from macros.pyodide_dist import PYODIDE
+
+    with zipfile.ZipFile(PYODIDE / "python_stdlib.zip") as source, zipfile.ZipFile(out, "w") as target:
+        for path in sorted(files):
+            # /lib/python314.zip/decimal.py -> decimal.py
+            inner = path.split(".zip/", 1)[1] if ".zip/" in path else None
+            if inner is None:
+                raise SnapshotError(f"the engine imported {path}, which is not in Pyodide's standard library zip")
+            info = source.getinfo(inner)
+            target.writestr(info, source.read(inner))
+
+
+def cached_snapshot(engine_dir: Path, engine_hashes: dict[str, str], version: str) -> Path:
+    """The folder holding snapshot.bin, stdlib.zip and info.json for this engine and Pyodide."""
+    folder = CACHE / _key(engine_hashes, version)
+    if (folder / "info.json").is_file():
+        return folder
+    CACHE.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=CACHE, prefix=".making-"))
+    try:
+        info = _make(engine_dir, staging / "snapshot.bin")
+        if info.get("engine") != engine_hashes:
+            raise SnapshotError("the snapshot's engine files are not the ones the site ships")
+        _stdlib_zip(info["stdlib"], staging / "stdlib.zip")
+        (staging / "info.json").write_text(json.dumps(info, sort_keys=True))
+        shutil.rmtree(folder, ignore_errors=True)
+        staging.rename(folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+def ship_snapshot(shared: Path) -> None:
+    """Put the snapshot and its standard library in site/engine/ and name them in the manifest."""
+    from macros.pyodide_dist import pyodide_version
+
+    engine = shared / "engine"
+    manifest_path = engine / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    folder = cached_snapshot(engine, manifest["files"], pyodide_version())
+    entry: dict[str, Any] = {"pyodide": pyodide_version(), "engine": manifest["files"]}
+    for kind, name, suffix in (("snapshot", "snapshot.bin", "bin"), ("stdlib", "stdlib.zip", "zip")):
+        data = (folder / name).read_bytes()
+        digest = _sha256(data)
+        target = engine / f"{kind}-{digest[:16]}.{suffix}"
+        if not target.is_file():
+            for old in engine.glob(f"{kind}-*.{suffix}"):
+                old.unlink()
+            target.write_bytes(data)
+        entry[kind] = {"file": target.name, "sha256": digest, "bytes": len(data)}
+    manifest["snapshot"] = entry
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

@@ -1,0 +1,183 @@
+"""The Pyodide memory snapshot (macros/pyodide_snapshot.py): what the build ships, and what a page does with it.
+
+The build names the snapshot and its standard library in the manifest, made from the engine
+files it ships; restored in Node it answers as the build's engine does; a page restores it,
+and a page whose snapshot is missing, corrupt, stale or refused starts Pyodide plainly and
+still answers as the build's engine does."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+
+from macros.fitengine import answer
+from macros.pyodide_dist import PYODIDE, pyodide_version
+
+from .browser import wait_until
+from .conftest import ROOT
+from .static_server import serve
+from .test_configurator import PAGE_PATHS, choose, expected, open_configurator, rows, wait_ready
+
+
+def snapshot_entry(site):
+    return json.loads((site / "engine" / "manifest.json").read_text())
+
+
+def test_the_manifest_names_the_snapshot_made_from_the_shipped_engine(site):
+    manifest = snapshot_entry(site)
+    entry = manifest["snapshot"]
+    assert entry["pyodide"] == pyodide_version() == manifest["pyodide"]
+    # The heap holds the files the site ships, byte for byte: the same hashes as the manifest's.
+    assert entry["engine"] == manifest["files"]
+    shipped = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (site / "engine" / "fitengine").glob("*.py")}
+    assert entry["engine"] == shipped
+    for kind in ("snapshot", "stdlib"):
+        data = (site / "engine" / entry[kind]["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry[kind]["sha256"]
+        assert len(data) == entry[kind]["bytes"]
+        assert entry[kind]["sha256"][:16] in entry[kind]["file"]  # a new snapshot gets a new name
+
+
+def test_the_restored_runtime_reads_only_pyodides_own_stdlib_files(site):
+    entry = snapshot_entry(site)["snapshot"]
+    with (
+        zipfile.ZipFile(site / "engine" / entry["stdlib"]["file"]) as small,
+        zipfile.ZipFile(PYODIDE / "python_stdlib.zip") as full,
+    ):
+        names = small.namelist()
+        assert names and set(names) < set(full.namelist())
+        for name in names:
+            assert small.read(name) == full.read(name)
+
+
+RESTORE = r"""
+import { loadPyodide } from "%(pyodide)s";
+import fs from "node:fs";
+const [snapshot, stdlib, catalog, request] = process.argv.slice(2);
+const py = await loadPyodide({ indexURL: "%(index)s", stdLibURL: stdlib, packages: [],
+  _loadSnapshot: new Uint8Array(fs.readFileSync(snapshot)), stdout: () => {}, stderr: () => {} });
+const modules = py.runPython("import sys; sorted(m for m in sys.modules if m.startswith('fitengine'))").toJs();
+py.globals.set("catalog_json", fs.readFileSync(catalog, "utf8"));
+py.globals.set("request_json", request);
+const out = py.runPython(`
+from fitengine.browser import Session
+Session(catalog_json).answer_json(request_json, "en", lambda x: f"{x:.1f}")
+`);
+console.log(JSON.stringify({ engine: py.globals.get("_snapshot_engine"), modules, out: JSON.parse(out) }));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog, tmp_path):
+    manifest = snapshot_entry(site)
+    entry = manifest["snapshot"]
+    script = tmp_path / "restore.mjs"
+    script.write_text(RESTORE % {"pyodide": (PYODIDE / "pyodide.mjs").as_uri(), "index": f"{PYODIDE}/"})
+    model = "llama-3.3-70b"
+    request = {"model": model, "format": "fp8", "context": catalog.assumptions.default_context * 2}
+    run = subprocess.run(
+        [
+            "node",
+            str(script),
+            str(site / "engine" / entry["snapshot"]["file"]),
+            str(site / "engine" / entry["stdlib"]["file"]),
+            str(site / "engine" / "catalog.json"),
+            json.dumps(request),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    # The engine was imported before the heap was saved, and it is the manifest's.
+    assert "fitengine.api" in got["modules"] and "fitengine.browser" in got["modules"]
+    assert json.loads(got["engine"]) == manifest["files"]
+    want = answer(catalog, request)
+    assert got["out"]["ok"] is True
+    by_node = {r["node"]: r for r in got["out"]["result"]["rows"]}
+    assert sorted(by_node) == sorted(r["node"] for r in want["rows"])
+    for row in want["rows"]:
+        assert by_node[row["node"]]["verdict"] == row["verdict"]
+        for field in ("decode_tok_s_per_user", "price_month_usd", "need_gb"):
+            if row.get(field) is None:
+                assert by_node[row["node"]].get(field) is None, (row["node"], field)
+            else:
+                assert by_node[row["node"]][field] == pytest.approx(row[field], rel=1e-12), (row["node"], field)
+
+
+@pytest.mark.browser
+def test_the_configurator_starts_from_the_snapshot(browser, server):
+    context, page, errors, requests = open_configurator(browser, server)
+    wait_ready(page)
+    assert page.get_attribute("[data-engine-status]", "data-engine-start") == "snapshot"
+    # Restored, the runtime fetches neither the engine's files nor the whole standard library.
+    assert any("/engine/snapshot-" in u for u in requests)
+    assert not any(u.endswith("/python_stdlib.zip") or "/engine/fitengine/" in u for u in requests)
+    assert not errors, errors
+    context.close()
+
+
+def _site_with(site, tmp_path, snapshot: bytes | None = None, manifest: dict | None = None):
+    """A copy of the built site (hard links) with another snapshot's bytes or another manifest."""
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy, copy_function=os.link)
+    engine = copy / "engine"
+    if snapshot is not None:
+        target = engine / snapshot_entry(site)["snapshot"]["snapshot"]["file"]
+        target.unlink()  # a new file, not the shared one
+        target.write_bytes(snapshot)
+    if manifest is not None:
+        (engine / "manifest.json").unlink()
+        (engine / "manifest.json").write_text(json.dumps(manifest))
+    return copy
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("fault", ["missing", "corrupt", "stale", "refused"])
+def test_a_page_whose_snapshot_cannot_be_used_starts_plainly_and_answers_right(browser, site, catalog, tmp_path, fault):
+    manifest = snapshot_entry(site)
+    heap = bytearray((site / "engine" / manifest["snapshot"]["snapshot"]["file"]).read_bytes())
+    changed = json.loads(json.dumps(manifest))
+    if fault == "missing":
+        changed["snapshot"]["snapshot"]["file"] = "snapshot-0000000000000000.bin"
+        served = _site_with(site, tmp_path, manifest=changed)
+    elif fault == "corrupt":
+        heap[len(heap) // 2] ^= 1  # one bit of the heap
+        served = _site_with(site, tmp_path, snapshot=bytes(heap))
+    elif fault == "stale":
+        changed["snapshot"]["pyodide"] = "0.0.1"
+        served = _site_with(site, tmp_path, manifest=changed)
+    else:
+        heap[0] ^= 0xFF  # Pyodide's magic number: the bytes are the manifest's, Pyodide refuses them
+        changed["snapshot"]["snapshot"]["sha256"] = hashlib.sha256(heap).hexdigest()
+        served = _site_with(site, tmp_path, snapshot=bytes(heap), manifest=changed)
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    context_tokens = catalog.assumptions.default_context * 2
+    with serve(served) as server:
+        page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}?context={context_tokens}")
+        wait_ready(page)
+        assert page.get_attribute("[data-engine-status]", "data-engine-start") == "plain"
+        for model, fmt in (("llama-3.3-70b", "fp8"), ("qwen3-32b", "awq-int4")):
+            choose(page, model, fmt)
+            wait_until(lambda m=model: catalog.llms[m].name in page.text_content("table caption"), 20, "the table")
+            by_node = {r["node"]: r for r in rows(page)}
+            for node, verdict, cards, tok, _price in expected(catalog, model, fmt, context_tokens):
+                assert by_node[node]["verdict"] == verdict, (fault, model, node)
+                assert int(by_node[node]["cards"]) == cards
+                if tok is not None:
+                    assert float(by_node[node]["tok"]) == pytest.approx(tok, rel=1e-12)
+    assert [e for e in errors if "404" not in e] == [], errors
+    context.close()
