@@ -227,3 +227,21 @@ def test_the_widget_reads_its_limits_and_link_classes_from_the_engine(catalog, m
     assert RANGES[("assumptions", "default_context")][1] == api.LIMITS["context"]
     assert RANGES[("assumptions", "default_concurrency")][1] == api.LIMITS["concurrency"]
     assert {api.link_class(catalog, n) for n in catalog.nodes} <= set(api.LINK_CLASSES)
+
+
+def test_the_reasons_decimals_are_the_engines_in_the_build_and_the_worker():
+    import json
+
+    from macros.catalog_loader import read_catalog
+    from macros.fitengine.browser import Session
+    from macros.fitengine.reasons import REASON_DIGITS
+
+    worker = (ROOT / "overrides" / "assets" / "javascripts" / "configurator-worker.js").read_text(encoding="utf-8")
+    assert not re.search(r"FractionDigits:\s*\d", worker), "the worker types the reasons' decimals"
+    assert 'pyodide.globals.get("reason_digits")' in worker
+    data, _ = read_catalog()
+    session = Session(json.dumps(data))
+    assert session.digits == REASON_DIGITS
+    # The worker's Python writer follows the same count: Intl's output for it is accepted.
+    sample = 1234.5
+    assert session.use_separators(",", ".", json.dumps([sample]), json.dumps([f"{sample:,.{REASON_DIGITS}f}"]))

@@ -17,6 +17,7 @@ from .api import answer, check_measurement
 from .catalog import Catalog
 from .errors import EngineError
 from .numbers import fixed_formatter
+from .reasons import REASON_DIGITS
 
 Number = Callable[[float], str]
 
@@ -27,6 +28,7 @@ class Session:
     def __init__(self, catalog_json: str) -> None:
         self.catalog = Catalog.from_dict(json.loads(catalog_json))
         self.number: Number | None = None
+        self.digits = REASON_DIGITS  # the decimals of the reasons' numbers, which the page writes with Intl
 
     def use_separators(self, group: str, decimal: str, samples_json: str, expected_json: str) -> bool:
         """Write numbers in Python from now on, if they come out exactly as Intl writes them.
@@ -34,7 +36,7 @@ class Session:
         A call out to Intl for each number costs far more; the page passes Intl's own output
         for a set of samples, and Python's is used only when every one matches.
         """
-        number = fixed_formatter(1, group, decimal)
+        number = fixed_formatter(self.digits, group, decimal)
         same = [number(x) for x in json.loads(samples_json)] == json.loads(expected_json)
         self.number = number if same else None
         return same

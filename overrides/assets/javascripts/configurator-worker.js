@@ -74,7 +74,6 @@ async function restore(loadPyodide, pyodideRoot, shared, plan) {
 }
 
 async function init({ shared, locale, pyodide: version, warm }) {
-  numberFormat = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   post({ type: "status", state: "loading", step: 1, steps: 3 });
   const manifest = fetchOk(new URL("engine/manifest.json", shared)).then((r) => r.json());
   // The page names Pyodide's version, so its download (the long part) starts first; the engine's
@@ -125,7 +124,11 @@ del catalog_json
 use_separators = _session.use_separators
 answer_json = _session.answer_json
 check_json = _session.check_json
+reason_digits = _session.digits
 `);
+  // The reasons' decimals are the engine's (fitengine.reasons.REASON_DIGITS), as at build time.
+  const digits = pyodide.globals.get("reason_digits");
+  numberFormat = new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const number = (x) => numberFormat.format(x);
   const parts = numberFormat.formatToParts(1234567.5);
   const symbol = (type) => (parts.find((p) => p.type === type) || { value: "" }).value;
