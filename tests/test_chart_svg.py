@@ -39,7 +39,7 @@ def drawn_by_the_module(html: str, locale: str) -> str:
     table = re.search(r'<table class="configurator__table" data-kind="(\w+)".*?</table>', html, re.S)
     points = []
     for tag, name in re.findall(
-        r'(<tr data-node[^>]*>)<th scope="row"><span class="node__name">([^<]*)</span>', table.group(0)
+        r'(<tr data-node[^>]*>)<th scope="row"[^>]*><span class="node__name"[^>]*>([^<]*)</span>', table.group(0)
     ):
         row = attributes(tag)
         if row["data-verdict"] != "none" and row["data-tok-s"] != "" and row["data-v-per-mtok"] != "":
@@ -51,6 +51,7 @@ def drawn_by_the_module(html: str, locale: str) -> str:
                     "y": float(row["data-v-per-mtok"]),
                 }
             )
+    assert points, "no fitting row read from the page's table"
     card = attributes(re.search(r"<section [^>]*data-answer[^>]*>", html).group(0))
     highlight = {}
     for key, label in (

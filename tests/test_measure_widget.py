@@ -135,6 +135,10 @@ def test_a_verdict_and_its_matrix_pass_axe_in_both_schemes(browser, server, sche
     wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
     page.evaluate(AXE.read_text() + "\n;0")
     result = page.evaluate("() => axe.run(document.querySelector('[data-measure]'), {resultTypes: ['violations']})")
-    bad = [(v["id"], v["impact"]) for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    bad = [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:4], v["nodes"][0]["any"][0]["message"])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
     assert not bad, bad
     context.close()
