@@ -53,6 +53,9 @@ def test_no_header_is_cut_at_a_desktop_width(browser, server, locale):
     heads = page.eval_on_selector_all("thead th[data-col]", "ths => ths.map(th => th.dataset.col)")
     assert heads == [c.id for c in TABLE_COLUMNS]
     assert page.evaluate(CLIPPED) == []
+    # Every column in view: the table does not scroll sideways within the content's width.
+    scroller = page.eval_on_selector(".configurator__scroll", "el => [el.scrollWidth, el.clientWidth]")
+    assert scroller[0] <= scroller[1] + 1, scroller
     # An image model names some columns otherwise.
     page.select_option("select[name=model]", "flux.1-dev")
     wait_until(lambda: page.get_attribute("table", "data-kind") == "diffusion", 20, "the image model's table")
