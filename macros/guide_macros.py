@@ -25,6 +25,9 @@ from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import LABELS, UNMAPPED
 from macros.locale_format import UNITS, Formatter
 
+# The language the catalog's sources are written in (titles, notes, quotes).
+SOURCES_LANGUAGE = "en"
+
 # The training example's constants (not the engine's: the engine sizes inference).
 ADAM_MIXED_BYTES_PER_PARAM = 16  # ZeRO, arXiv 1910.02054 section 3.1: 2 + 2 + 12 bytes per parameter
 FSDP_TRAFFIC_VS_ALLREDUCE = 1.5  # ZeRO-3: two all-gathers and a reduce-scatter, 3 x half an all-reduce
@@ -1168,8 +1171,10 @@ class GuideMacros:
         return self.t.get(f"unit_{unit}_one", word) if value == 1 else word
 
     def _cite(self, source: str) -> str:
-        """A source as cited: kept in the language it was written in, marked as a citation."""
-        return f"<cite>{_text(source)}</cite>"
+        """A source as cited: kept in the language it was written in (the catalog's, English),
+        marked as a citation in that language, so that a reader's screen reader reads it so."""
+        lang = "" if self.locale == SOURCES_LANGUAGE else f' lang="{SOURCES_LANGUAGE}"'
+        return f"<cite{lang}>{_text(source)}</cite>"
 
     def _compute(self, fmt_id: str, r: NodeFit) -> str:
         """The precision a format computes in on the row's card (int formats: 16-bit, weights dequantized)."""

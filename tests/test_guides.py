@@ -125,6 +125,19 @@ def test_no_english_left_on_french_pages(site):
     assert not {k: v for k, v in found.items() if v}
 
 
+def test_citations_on_french_pages_say_they_are_in_english(site):
+    # The catalog's sources keep their language; a screen reader must know which it is.
+    from macros.guide_macros import SOURCES_LANGUAGE
+
+    cites = {
+        p.relative_to(site).as_posix(): re.findall(r"<cite(?: [^>]*)?>", p.read_text(encoding="utf-8"))
+        for p in french_pages(site)
+    }
+    assert sum(len(tags) for tags in cites.values()) > 10
+    unmarked = {k: [t for t in tags if f'lang="{SOURCES_LANGUAGE}"' not in t] for k, tags in cites.items()}
+    assert not {k: v for k, v in unmarked.items() if v}
+
+
 def test_no_english_in_french_strings():
     found = {k: english_words(re.sub(r"\{\w+\}", "", v)) for k, v in french_strings().items()}
     assert not {k: v for k, v in found.items() if v}
