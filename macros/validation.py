@@ -9,6 +9,7 @@ three times it; a fit or an out-of-memory report agreed with.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -49,9 +50,18 @@ class Check:
     engine_row: dict[str, Any] | None = None
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it
+_READ: dict[Path, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
+
+
 def records(directory: Path = VALIDATION_DIR) -> list[dict[str, Any]]:
-    """The records file, as data."""
-    return yaml.safe_load((directory / "records.yaml").read_text(encoding="utf-8"))["records"]
+    """The records file, as data (read again only when the file changed: the pages ask twice)."""
+    path = directory / "records.yaml"
+    stat = path.stat()
+    key = (stat.st_mtime_ns, stat.st_size)
+    if path not in _READ or _READ[path][0] != key:
+        _READ[path] = (key, yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)["records"])
+    return copy.deepcopy(_READ[path][1])
 
 
 def _model(catalog: Catalog, ref: str, directory: Path) -> Llm:
