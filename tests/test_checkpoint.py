@@ -4,7 +4,7 @@ import contextlib
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from macros.fitengine import EngineError, from_hf_config, weight_bytes
@@ -110,6 +110,8 @@ def test_bad_quantization_config_is_named(qc, key):
         from_hf_config(config("llama-3.1-8b") | {"quantization_config": qc})
 
 
+# Generating the examples is what is slow on a busy machine, not the code under test.
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.dictionaries(
         st.sampled_from(
