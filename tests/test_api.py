@@ -86,7 +86,14 @@ def _refusals() -> dict[str, tuple[set[str], str]]:
     codes: dict[str, tuple[set[str], str]] = {}
     for path in sorted(ENGINE.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("EngineError", "Reason")):
+            if not isinstance(node, ast.Call):
+                continue
+            if getattr(node.func, "id", None) == "unknown" and path.name != "errors.py":
+                # errors.unknown("model", …): code unknown_model, parameters model and choices.
+                what = node.args[0].value
+                codes[f"unknown_{what}"] = ({what, "choices"}, path.name)
+                continue
+            if getattr(node.func, "id", None) not in ("EngineError", "Reason"):
                 continue
             if node.func.id == "Reason":
                 if path.name == "layout.py":
@@ -97,8 +104,12 @@ def _refusals() -> dict[str, tuple[set[str], str]]:
             if isinstance(code, ast.Constant) and code.value is not None:
                 codes[code.value] = ({k.arg for k in node.keywords if k.arg}, path.name)
             elif code is not None:
-                # The one code that is not a constant: the layout refusal's own (layout.py).
-                assert (path.name, ast.unparse(code)) == ("fit.py", "why.code"), ast.unparse(node)
+                # The codes that are not constants: the layout refusal's own (layout.py), and
+                # errors.unknown's, read at its call sites above.
+                assert (path.name, ast.unparse(code)) in (
+                    ("fit.py", "why.code"),
+                    ("errors.py", "f'unknown_{what}'"),
+                ), ast.unparse(node)
     return codes
 
 
@@ -106,6 +117,7 @@ def test_every_refusal_code_has_words_in_every_locale_naming_only_its_parameters
     codes = _refusals()
     assert {"layout_heads", "layout_no_tp", "runtime_format", "kv_cache_runtime", "parallel_range"} <= set(codes)
     assert {"topo_no_header", "nvlink_no_links", "allreduce_no_rows"} <= set(codes)
+    assert {"unknown_model", "unknown_format", "unknown_runtime", "unknown_node"} <= set(codes)
 
     def table(where: str) -> dict[str, dict[str, str]]:
         return MEASURE if where in PASTE_PARSERS else WIDGET

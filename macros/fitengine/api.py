@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
-from .errors import EngineError, shown
+from .errors import EngineError, shown, unknown
 from .fit import MAX_CONCURRENCY, MAX_TOKENS, Workload, fit_all, fit_node, workload
 from .health import check_allreduce, check_nvlink, check_topology, differs, expected_matrix
 from .hfconfig import from_hf_config, from_totals
@@ -237,13 +237,7 @@ def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> A
         return from_totals(**{k: totals[k] for k in fields}, name=_id(request, "name") or "custom model")
     if isinstance(model_id, str) and model_id in catalog.llms:
         return model_id
-    choices = ", ".join([*catalog.llms, *catalog.diffusion])
-    raise EngineError(
-        f"unknown model {shown(model_id, 60)}; choose one of: {choices}",
-        "unknown_model",
-        model=shown(model_id, 60),
-        choices=choices,
-    )
+    raise unknown("model", model_id, [*catalog.llms, *catalog.diffusion], 60)
 
 
 def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
@@ -262,13 +256,7 @@ def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
     if node_id is not None:
         nodes = tuple(n for n in catalog.nodes if n.id == node_id)
         if not nodes:
-            choices = ", ".join(n.id for n in catalog.nodes)
-            raise EngineError(
-                f"unknown node {shown(node_id, 60)}; choose one of: {choices}",
-                "unknown_node",
-                node=shown(node_id, 60),
-                choices=choices,
-            )
+            raise unknown("node", node_id, (n.id for n in catalog.nodes), 60)
     context = _whole(request, "context")
     concurrency = _whole(request, "concurrency")
     options = {

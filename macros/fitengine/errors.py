@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -33,3 +34,13 @@ def shown(value: object, limit: int = 40) -> str:
     if isinstance(value, dict):
         return f"an object of {len(value)} keys"
     return f"a {type(value).__name__}"
+
+
+def unknown(what: str, value: object, choices: Iterable[str], limit: int = 40) -> EngineError:
+    """The refusal of an id the catalog lacks: code `unknown_<what>`, with `<what>` (the value as
+    quoted) and `choices` (the ids there are) as parameters, as the page's words expect them."""
+    listed = ", ".join(choices)
+    quoted = shown(value, limit)
+    return EngineError(
+        f"unknown {what} {quoted}; choose one of: {listed}", f"unknown_{what}", **{what: quoted, "choices": listed}
+    )

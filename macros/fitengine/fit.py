@@ -18,7 +18,7 @@ from typing import Any
 from .architecture import Architecture, Params
 from .catalog import Catalog, Format, Gpu, Llm, Node, Runtime
 from .checkpoint import unquantized_parts
-from .errors import EngineError, shown
+from .errors import EngineError, shown, unknown
 from .layout import Layout, candidates, refusal
 from .memory import kv_bytes_per_card, runtime_reserve_bytes, weight_bytes
 from .reasons import Reason, render
@@ -645,34 +645,16 @@ def workload(
     a = catalog.assumptions
     if isinstance(model, str):
         if model not in catalog.llms:
-            choices = ", ".join(catalog.llms)
-            raise EngineError(
-                f"unknown model {shown(model)}; choose one of: {choices}",
-                "unknown_model",
-                model=shown(model),
-                choices=choices,
-            )
+            raise unknown("model", model, catalog.llms)
         model = catalog.llms[model]
     if fmt not in catalog.formats:
-        choices = ", ".join(catalog.formats)
-        raise EngineError(
-            f"unknown format {shown(fmt)}; choose one of: {choices}",
-            "unknown_format",
-            format=shown(fmt),
-            choices=choices,
-        )
+        raise unknown("format", fmt, catalog.formats)
     the_format = catalog.formats[fmt]
     model = as_published(model, the_format)
     the_runtime = None
     if runtime is not None:
         if runtime not in catalog.runtimes:
-            choices = ", ".join(catalog.runtimes)
-            raise EngineError(
-                f"unknown runtime {shown(runtime)}; choose one of: {choices}",
-                "unknown_runtime",
-                runtime=shown(runtime),
-                choices=choices,
-            )
+            raise unknown("runtime", runtime, catalog.runtimes)
         the_runtime = catalog.runtimes[runtime]
         if fmt not in the_runtime.formats:
             runs = ", ".join(catalog.formats[f].name for f in the_runtime.formats if f in catalog.formats)
