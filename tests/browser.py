@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,3 +46,11 @@ def wait_until(check: Callable[[], object], timeout: float = 60.0, what: str = "
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def measure(page: Any, node: str, text: str) -> str:
+    """Check a pasted output against a node in the page's "measure it yourself" panel; its verdict."""
+    page.select_option("#measure-node", node)
+    page.fill("#measure-text", text)
+    page.click("[data-measure] button[type=submit]")
+    return wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")

@@ -13,7 +13,7 @@ import pytest
 
 from macros.fitengine.api import CUSTOM_LINK
 
-from .browser import wait_until
+from .browser import measure, wait_until
 from .conftest import FIXTURES
 from .test_configurator import hold_pyodide, href, open_configurator, rows, wait_ready
 from .test_measurements_hostile import matrix
@@ -62,11 +62,7 @@ def test_a_five_megabyte_paste_is_refused_at_once_and_the_page_stays_responsive(
 
 def test_a_matrix_larger_than_the_node_is_judged_not_drawn(browser, server):
     page, errors = open_measure(browser, server)
-    page.select_option("#measure-node", "8x-h100-sxm")
-    page.fill("#measure-text", matrix(64, "NV18"))
-    page.click("[data-measure] button[type=submit]")
-    wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
-    assert page.get_attribute("[data-measure] [data-result]", "data-verdict") == "fault"
+    assert measure(page, "8x-h100-sxm", matrix(64, "NV18")) == "fault"
     assert page.locator(".measure__matrix").count() == 0
     assert page.locator("[data-not-drawn]").count() == 1
     assert "64 GPUs" in page.text_content("[data-measure] [data-result] ul")

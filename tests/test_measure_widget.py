@@ -6,7 +6,7 @@ import pytest
 
 from macros.i18n import MEASURE
 
-from .browser import wait_until
+from .browser import measure, wait_until
 from .conftest import FIXTURES
 from .test_site import LOCALES, PAGE_PATHS
 
@@ -21,11 +21,8 @@ def test_pasted_topology_gets_a_verdict_and_a_colored_matrix(browser, server, lo
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server}/{locale}/{PAGE_PATHS['nvlink'][locale]}")
     assert page.is_hidden("[data-measure] [data-nojs]")
-    page.select_option("#measure-node", "8x-h100-sxm")
-    page.fill("#measure-text", (FIXTURES / "measure" / "topo-8x-h100-degraded.txt").read_text())
-    page.click("[data-measure] button[type=submit]")
-    wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
-    assert page.get_attribute("[data-measure] [data-result]", "data-verdict") == "fault"
+    verdict = measure(page, "8x-h100-sxm", (FIXTURES / "measure" / "topo-8x-h100-degraded.txt").read_text())
+    assert verdict == "fault"
     assert page.locator(".measure__matrix td.link--sys").count() == 2
     assert page.locator(".measure__matrix td.link--nvlink").count() == 54
     assert "GPU2–GPU3" in page.text_content("[data-measure] [data-result] ul")
@@ -63,10 +60,7 @@ def test_cells_that_differ_from_the_node_are_marked_with_the_expected_value(brow
     assert len(odd) == 16
     page = browser.new_page()
     page.goto(f"{server}/fr/{PAGE_PATHS['nvlink']['fr']}")
-    page.select_option("#measure-node", "8x-h100-sxm")
-    page.fill("#measure-text", (FIXTURES / "measure" / "topo-8x-h100-degraded.txt").read_text())
-    page.click("[data-measure] button[type=submit]")
-    wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
+    measure(page, "8x-h100-sxm", (FIXTURES / "measure" / "topo-8x-h100-degraded.txt").read_text())
     cells = matrix_cells(page)
     marked = [c for c in cells if c["differs"]]
     assert sorted(c["label"] for c in marked) == sorted(odd)
@@ -129,10 +123,7 @@ def test_a_verdict_and_its_matrix_pass_axe_in_both_schemes(browser, server, sche
     context = browser.new_context(color_scheme=scheme)
     page = context.new_page()
     page.goto(f"{server}/en/{PAGE_PATHS['nvlink']['en']}")
-    page.select_option("#measure-node", "8x-h100-sxm")
-    page.fill("#measure-text", (FIXTURES / "measure" / "topo-8x-h100-degraded.txt").read_text())
-    page.click("[data-measure] button[type=submit]")
-    wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
+    measure(page, "8x-h100-sxm", (FIXTURES / "measure" / "topo-8x-h100-degraded.txt").read_text())
     page.evaluate(AXE.read_text() + "\n;0")
     result = page.evaluate("() => axe.run(document.querySelector('[data-measure]'), {resultTypes: ['violations']})")
     bad = [
