@@ -748,12 +748,11 @@ class Configurator {
 
   async copyLink() {
     const button = this.root.querySelector("[data-copy-link]");
-    try {
-      await navigator.clipboard.writeText(location.href);
-      this.message(this.t.copied, "notice");
-    } catch {
-      this.message(location.href, "notice");
-    }
+    // The clipboard may refuse, or never answer (a page without focus): after a second, the
+    // link is shown to copy by hand.
+    const written = navigator.clipboard ? navigator.clipboard.writeText(location.href).then(() => true) : Promise.resolve(false);
+    const copied = await Promise.race([written, new Promise((resolve) => setTimeout(() => resolve(false), 1000))]).catch(() => false);
+    this.message(copied ? this.t.copied : location.href, "notice");
     button.blur();
   }
 
