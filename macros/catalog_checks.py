@@ -460,7 +460,16 @@ def _llms(data: dict[str, Any]) -> Iterator[Problem]:
 
 
 def _diffusion(data: dict[str, Any]) -> Iterator[Problem]:
+    image_formats = [f["id"] for f in data.get("formats", []) if f.get("diffusion")]
     for model in data["diffusion"]:
+        native = model.get("native_format")
+        if native is not None and "formats" in data and native not in image_formats:
+            yield Problem(
+                "catalog/models.yaml",
+                f"model {model['id']}",
+                "native_format",
+                f"expected a format image and video models run in ({', '.join(image_formats)}), got {native!r}",
+            )
         if not any(c["role"] == "transformer" for c in model["components"]):
             yield Problem(
                 "catalog/models.yaml",

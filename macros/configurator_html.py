@@ -147,14 +147,20 @@ class ConfiguratorHtml:
 
     def _form(self, model: str, fmt: str) -> str:
         t, c = self.t, self.catalog
-        # Each language model carries its native format (the one its publisher released it in):
+        # Each language model carries its native format (the one its publisher released it in), and
+        # so does each image or video model whose published precision is a catalog format:
         # choosing the model chooses that format too.
         llms = "".join(
             f'<option value="{escape(m.id)}" data-native="{escape(m.native_format)}"{" selected" if m.id == model else ""}>'
             f"{escape(m.name)}</option>"
             for m in c.llms.values()
         )
-        diffusion = self._options(model, [(m.id, m.name) for m in c.diffusion.values()])
+        diffusion = "".join(
+            f'<option value="{escape(m.id)}"'
+            + (f' data-native="{escape(m.native_format)}"' if m.native_format else "")
+            + f"{' selected' if m.id == model else ''}>{escape(m.name)}</option>"
+            for m in c.diffusion.values()
+        )
         formats = self._options(fmt, [(f.id, f.name) for f in c.formats.values()])
         runtimes = self._options("", [("", t["runtime_default"]), *((r.id, r.name) for r in c.runtimes.values())])
         kv_caches = self._options("auto", [("auto", t["kv_auto"]), ("fp8", t["kv_fp8"])])

@@ -230,3 +230,33 @@ def test_an_image_time_in_milliseconds_typed_as_seconds_is_out_of_range(catalog_
         "image_timing " + PRO + ": seconds.value: expected between 0.01 and 36,000 s" in p
         for p in problems(catalog_copy)
     )
+
+
+FLUX_NATIVE = "  - id: flux.1-dev\n    name: FLUX.1 [dev]\n    kind: image\n    native_format: bf16\n"
+
+
+def test_an_image_model_in_a_format_image_pipelines_do_not_run_is_refused(catalog_copy, catalog_data):
+    assert not catalog_data["formats"][[f["id"] for f in catalog_data["formats"]].index("awq-int4")]["diffusion"]
+    edit(catalog_copy, "models", FLUX_NATIVE, FLUX_NATIVE.replace("bf16", "awq-int4"))
+    found = problems(catalog_copy)
+    assert any(
+        p.startswith("catalog/models.yaml") and "flux.1-dev: native_format: expected a format image and video" in p
+        for p in found
+    ), found
+
+
+def test_an_image_models_native_format_needs_its_source(catalog_copy):
+    text = (catalog_copy / "models.yaml").read_text()
+    start = text.index(FLUX_NATIVE) + len(FLUX_NATIVE)
+    assert text[start:].startswith("    native_source: ")
+    end = text.index("\n", start) + 1
+    (catalog_copy / "models.yaml").write_text(text[:start] + text[end:])
+    found = problems(catalog_copy)
+    assert any(p.startswith("catalog/models.yaml") and "native_source" in p for p in found), found
+
+
+def test_image_models_native_formats_are_image_formats(catalog):
+    image_formats = {f.id for f in catalog.formats.values() if f.diffusion}
+    natives = {m.id: m.native_format for m in catalog.diffusion.values()}
+    assert natives["flux.1-dev"] == "bf16" and natives["sdxl"] is None
+    assert {n for n in natives.values() if n} <= image_formats

@@ -52,6 +52,25 @@ def test_each_model_starts_in_its_native_format(browser, server, catalog):
         context.close()
 
 
+def test_an_image_model_starts_in_its_published_format(browser, server, catalog):
+    # From DeepSeek V3 in FP8 to FLUX.1 [dev], published in BF16: the form follows the catalog.
+    # SDXL's published precisions are no catalog format: the form keeps the one it shows.
+    assert catalog.diffusion["flux.1-dev"].native_format == "bf16"
+    assert catalog.diffusion["sdxl"].native_format is None
+    context, page, errors, _ = open_configurator(browser, server, "fr", "?v=1&model=deepseek-v3")
+    wait_ready(page)
+    answered(page, "deepseek-v3", "fp8")
+    page.select_option("select[name=model]", "flux.1-dev")
+    assert page.input_value("select[name=format]") == "bf16"
+    answered(page, "flux.1-dev", "bf16")
+    page.select_option("select[name=format]", "fp8")
+    answered(page, "flux.1-dev", "fp8")
+    page.select_option("select[name=model]", "sdxl")
+    answered(page, "sdxl", "fp8")
+    assert not errors, errors
+    context.close()
+
+
 @pytest.mark.parametrize("size", [(1440, 900), (390, 844)])
 def test_a_pasted_config_brings_its_answer_into_view(browser, server, size):
     config = (FIXTURES / "configs" / "llama-3.1-8b.json").read_text()

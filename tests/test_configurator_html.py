@@ -55,3 +55,15 @@ def test_every_column_is_labelled_in_every_locale(catalog):
     for locale, words in WIDGET.items():
         for c in TABLE_COLUMNS:
             assert words.get(f"col_{c.id}"), (locale, c.id)
+
+
+def test_every_model_option_carries_the_catalogs_native_format(catalog):
+    # Choosing a model chooses the format its weights are published in, image models included;
+    # a model whose published precision is no catalog format (SDXL: FP32 and FP16) carries none.
+    html = render(catalog, "llama-3.3-70b", "bf16")
+    options = dict(re.findall(r'<option value="([^"]+)"((?: data-native="[^"]*")?)', html))
+    for model in [*catalog.llms.values(), *catalog.diffusion.values()]:
+        native = model.native_format
+        assert options[model.id] == (f' data-native="{native}"' if native else ""), model.id
+    assert catalog.diffusion["sdxl"].native_format is None
+    assert catalog.diffusion["flux.1-dev"].native_format == "bf16"

@@ -149,6 +149,7 @@ class DiffusionModel:
     kind: str  # image or video
     components: tuple[Component, ...]
     activation_bytes: float
+    native_format: str | None = None  # the precision its weights are published in, when sourced
 
 
 @dataclass(frozen=True)
@@ -343,6 +344,7 @@ def _diffusion(m: dict[str, Any]) -> DiffusionModel:
         kind=m["kind"],
         components=tuple(Component(c["role"], c["name"], int(_v(c["params"]))) for c in m["components"]),
         activation_bytes=to_bytes(_v(m["activation"]), m["activation"]["unit"]),
+        native_format=m.get("native_format"),
     )
 
 
