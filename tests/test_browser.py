@@ -108,3 +108,20 @@ def test_the_color_scheme_toggle_switches_and_is_remembered(browser, server):
     assert free != "rgb(224, 224, 224)", free
     assert not errors, errors
     context.close()
+
+
+@pytest.mark.parametrize("script", [True, False], ids=["javascript", "no-javascript"])
+def test_no_page_is_wider_than_a_phone(browser, server, script):
+    # Material's language menu, centered on its button at the header's right edge, once reached
+    # 21 px past a 390 px screen; wide tables scroll inside their own box.
+    context = browser.new_context(java_script_enabled=script, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    wider = []
+    for locale in LOCALES:
+        for paths in PAGE_PATHS.values():
+            page.goto(f"{server}/{locale}/{paths[locale]}")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 390:
+                wider.append((locale, paths[locale], width))
+    context.close()
+    assert not wider, wider
