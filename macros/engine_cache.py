@@ -15,13 +15,15 @@ dataclasses; a raw answer's dicts are copied by `with_reason_text` before words 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 from macros.fitengine import Catalog
 from macros.fitengine.api import Evaluation
 from macros.fitengine.api import evaluate as engine_evaluate
 from macros.fitengine.api import raw_answer as engine_raw_answer
+
+T = TypeVar("T")
 
 
 class _Kept:
@@ -33,6 +35,7 @@ class _Kept:
         self.catalog = catalog
         self.evaluations: dict[Hashable, Evaluation] = {}
         self.raw: dict[Hashable, dict[str, Any]] = {}
+        self.other: dict[Hashable, Any] = {}
 
 
 _kept: _Kept | None = None
@@ -85,3 +88,12 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
     if found is None:
         found = kept.raw[key] = engine_raw_answer(catalog, request)
     return found
+
+
+def kept(catalog: Catalog, key: Hashable, compute: Callable[[], T]) -> T:
+    """`compute()`'s result, once per catalog and key: for what else the build derives from the
+    catalog through the engine (the key names everything else it reads, file times included)."""
+    kept = _for(catalog)
+    if key not in kept.other:
+        kept.other[key] = compute()
+    return kept.other[key]
