@@ -93,9 +93,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         sys.path.insert(0, str(ROOT))
     if STATE.serving:
         forget_changed_macros(STATE, _source_fingerprint())
+    from macros.chart_svg import start
     from macros.site_meta import configure
 
     configure(config, serving=STATE.serving)
+    start()  # the configurator chart's Node starts while the pages are computed (macros/chart_svg.py)
     return config
 
 
