@@ -86,7 +86,9 @@ def raw_answer(catalog: Catalog, request: dict[str, Any]) -> dict[str, Any]:
         return engine_raw_answer(catalog, request)
     found = kept.raw.get(key)
     if found is None:
-        found = kept.raw[key] = engine_raw_answer(catalog, request)
+        # Its evaluations (the request's, and the other formats' and contexts' it suggests)
+        # come from the kept ones too: the build-time answers ask each format of each model.
+        found = kept.raw[key] = engine_raw_answer(catalog, request, ask=evaluate)
     return found
 
 

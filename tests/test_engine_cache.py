@@ -35,9 +35,9 @@ def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append("evaluate")
         return evaluate(catalog, request)
 
-    def counted_raw_answer(catalog, request):
+    def counted_raw_answer(catalog, request, **options):
         calls.append("raw_answer")
-        return raw_answer(catalog, request)
+        return raw_answer(catalog, request, **options)
 
     monkeypatch.setattr(engine_cache, "engine_evaluate", counted_evaluate)
     monkeypatch.setattr(engine_cache, "engine_raw_answer", counted_raw_answer)
