@@ -79,6 +79,11 @@ def chart_svg(
     return _draw(json.dumps({"points": points, "opts": opts, "locale": locale}, ensure_ascii=False, allow_nan=False))
 
 
+def modules_read() -> tuple[tuple[int, int], ...]:
+    """The time and size of the modules Node draws with: a chart drawn before they changed is stale."""
+    return tuple((p.stat().st_mtime_ns, p.stat().st_size) for p in (JAVASCRIPTS / name for name in MODULES))
+
+
 class _Drawer:
     """The Node process that draws, for as long as the modules it imported are unchanged."""
 
@@ -90,7 +95,7 @@ class _Drawer:
 
     def start(self) -> None:
         """Start Node (when it is not running, or the modules changed), without waiting for it."""
-        modules = tuple((p.stat().st_mtime_ns, p.stat().st_size) for p in (JAVASCRIPTS / n for n in MODULES))
+        modules = modules_read()
         if modules != self.modules:
             self.stop()
             self.drawn.clear()

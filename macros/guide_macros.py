@@ -237,11 +237,22 @@ class GuideMacros:
 
     def configurator(self, model: str = "llama-3.3-70b", fmt: str = "bf16", compact: bool = False) -> str:
         """The configurator widget, with the build-time answer for `model` in `fmt` (see configurator_html)."""
+        from macros.chart_svg import modules_read
         from macros.configurator_html import ConfiguratorHtml
+        from macros.engine_cache import kept
         from macros.html_blocks import register
 
-        method = self._root() + self.page_paths.get("methodology", {}).get(self.locale, "") if self.page_paths else ""
-        return register(ConfiguratorHtml(self.catalog, self.locale).render(self._root(), model, fmt, compact, method))
+        root = self._root()
+        method = root + self.page_paths.get("methodology", {}).get(self.locale, "") if self.page_paths else ""
+        # Its HTML depends on the catalog, these and the chart's modules alone: a preview rebuild
+        # after a guide's edit reuses it.
+        key = ("configurator", self.locale, root, model, fmt, compact, method, modules_read())
+        html = kept(
+            self.catalog,
+            key,
+            lambda: ConfiguratorHtml(self.catalog, self.locale).render(root, model, fmt, compact, method),
+        )
+        return register(html)
 
     def measure_widget(self) -> str:
         """The "measure it yourself" checker (see macros/measure_html.py)."""
