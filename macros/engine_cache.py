@@ -6,15 +6,16 @@ questions many times: each locale's guides, the configurators, the build-time an
 `mkdocs serve` asks them all again after every edit. This keeps the answers of the current
 catalog, so each is computed once per process.
 
-The key is the catalog's data itself (the object `read_catalog` returns, which stays the same
-while no catalog file changed): an edited catalog is new data, which drops every answer kept and
-builds a new `Catalog`, so no figure of the old catalog can survive an edit. The answers handed
+The key is the catalog's data itself (what `read_catalog` returns, read again when a catalog file
+changed): data that differs in any value drops every answer kept and builds a new `Catalog`, so
+no figure of the old catalog can survive an edit. The answers handed
 out are shared: callers read them and never modify them (the engine's results are frozen
 dataclasses; a raw answer's dicts are copied by `with_reason_text` before words are added).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -36,17 +37,32 @@ class _Kept:
         self.evaluations: dict[Hashable, Evaluation] = {}
         self.raw: dict[Hashable, dict[str, Any]] = {}
         self.other: dict[Hashable, Any] = {}
+        self.text = ""  # the data as JSON, to know equal data read again
 
 
 _kept: _Kept | None = None
 
 
 def catalog_for(data: dict[str, Any]) -> Catalog:
-    """The engine's `Catalog` for this validated data: one object while the data is the same."""
+    """The engine's `Catalog` for this validated data: one object while the data is the same.
+
+    Data read again but equal to the kept one (an edit of a comment, a file saved unchanged)
+    keeps the answers: they depend on the data alone.
+    """
     global _kept
-    if _kept is None or _kept.data is not data:
+    if _kept is not None and _kept.data is data:
+        return _kept.catalog
+    text = _text(data)
+    if _kept is None or _kept.text != text:
         _kept = _Kept(data, Catalog.from_dict(data))
+        _kept.text = text
+    _kept.data = data
     return _kept.catalog
+
+
+def _text(data: dict[str, Any]) -> str:
+    """The data as JSON: equal only when every value and its type are (1, 1.0 and true differ)."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False, default=repr)
 
 
 def _for(catalog: Catalog) -> _Kept:

@@ -85,6 +85,27 @@ def test_an_edited_catalog_is_asked_afresh(tmp_path, engine_calls):
     assert after.usd_per_million_output_tokens == pytest.approx(3 * before.usd_per_million_output_tokens)
 
 
+def test_a_catalog_read_again_with_the_same_values_keeps_the_answers(tmp_path, engine_calls):
+    """An edit of a comment (what the bench's preview does) is new data with the same values."""
+    shutil.copytree(CATALOG_DIR, tmp_path / "catalog")
+    folder = tmp_path / "catalog"
+    data, _ = read_catalog(folder)
+    catalog = engine_cache.catalog_for(data)
+    request = {"model": "llama-3.3-70b", "format": "bf16"}
+    answer = engine_cache.raw_answer(catalog, request)
+    nodes = folder / "nodes.yaml"
+    nodes.write_text(nodes.read_text() + "# a comment\n")
+    again, problems = read_catalog(folder)
+    assert not problems and again is not data and again == data
+    assert engine_cache.catalog_for(again) is catalog
+    assert engine_cache.raw_answer(catalog, request) is answer
+    assert engine_calls.count("raw_answer") == 1
+    # 1 and 1.0 are equal in Python, not in the answers' JSON: a value's type is part of the data.
+    changed = json.loads(json.dumps(again))
+    changed["nodes"][0]["count"] = float(changed["nodes"][0]["count"])
+    assert changed == again and engine_cache.catalog_for(changed) is not catalog
+
+
 def _users_needed(catalog, model: str, fmt: str, node_id: str, rate: float) -> int | None:
     """The fewest users whose node total reaches `rate`, asking the engine each count in turn."""
     node = catalog.node(node_id)
