@@ -135,11 +135,24 @@ def _copy_if_changed(source: Path, target: Path) -> None:
     shutil.copy2(source, target)
 
 
+def _link(source: Path, target: Path) -> None:
+    """The preview's copy: a hard link where the file system allows one (no bytes copied; the
+    preview's folder is emptied before each rebuild), else a copy."""
+    if target.is_file():
+        return _copy_if_changed(source, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.hardlink_to(source)
+    except OSError:
+        shutil.copy2(source, target)
+
+
 def ship_pyodide(shared: Path) -> None:
     from macros.pyodide_dist import PYODIDE, PYODIDE_FILES, pyodide_version
 
+    ship = _link if STATE.serving else _copy_if_changed
     for name in PYODIDE_FILES:
-        _copy_if_changed(PYODIDE / name, shared / "pyodide" / pyodide_version() / name)
+        ship(PYODIDE / name, shared / "pyodide" / pyodide_version() / name)
 
 
 def ship_engine(shared: Path, data: dict[str, Any]) -> None:
