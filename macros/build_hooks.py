@@ -21,6 +21,7 @@ is on one object, `STATE`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -196,12 +197,14 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     from macros.locale_format import Formatter
 
     fmt = Formatter(locale)
+    # The reasons repeat their figures (a node's memory, a card's capacity): each written once.
+    number = functools.lru_cache(maxsize=None, typed=True)(lambda v: fmt.number(v, REASON_DIGITS))
     folder = shared / "engine" / "answers" / locale
     folder.mkdir(parents=True, exist_ok=True)
     bundles: dict[str, dict[str, Any]] = {}
     for model, by_format in raw_answers(data).items():
         for fmt_id, raw in by_format.items():
-            rendered = with_reason_text(raw, locale, lambda v: fmt.number(v, REASON_DIGITS))
+            rendered = with_reason_text(raw, locale, number)
             bundles.setdefault(fmt_id, {})[model] = rendered
     for fmt_id, answers in bundles.items():
         bundle = {"version": 1, "locale": locale, "format": fmt_id, "answers": answers}
