@@ -6,24 +6,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from macros.fitengine import Catalog, EngineError
-from macros.fitengine.api import raw_answer
-
-_memo: dict[int, dict[str, dict[str, Any]]] = {}
+from macros.engine_cache import catalog_for, raw_answer
+from macros.fitengine import EngineError
 
 
 def raw_answers(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """model id -> format id -> raw answer; `data` is the validated catalog (read_catalog's)."""
-    if id(data) not in _memo:
-        catalog = Catalog.from_dict(data)
-        answers: dict[str, dict[str, Any]] = {}
-        for model in [*catalog.llms, *catalog.diffusion]:
-            answers[model] = {}
-            for fmt_id in catalog.formats:
-                try:
-                    answers[model][fmt_id] = raw_answer(catalog, {"model": model, "format": fmt_id})
-                except EngineError:
-                    continue
-        _memo.clear()
-        _memo[id(data)] = answers
-    return _memo[id(data)]
+    """model id -> format id -> raw answer; `data` is the validated catalog (read_catalog's).
+
+    Each answer comes from macros/engine_cache.py: computed once while the catalog is unchanged,
+    shared with the configurators that show the same model and format.
+    """
+    catalog = catalog_for(data)
+    answers: dict[str, dict[str, Any]] = {}
+    for model in [*catalog.llms, *catalog.diffusion]:
+        answers[model] = {}
+        for fmt_id in catalog.formats:
+            try:
+                answers[model][fmt_id] = raw_answer(catalog, {"model": model, "format": fmt_id})
+            except EngineError:
+                continue
+    return answers

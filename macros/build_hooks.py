@@ -21,6 +21,7 @@ is on one object, `STATE`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -93,9 +94,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         sys.path.insert(0, str(ROOT))
     if STATE.serving:
         forget_changed_macros(STATE, _source_fingerprint())
+    from macros.chart_svg import start
     from macros.site_meta import configure
 
     configure(config, serving=STATE.serving)
+    start()  # the configurator chart's Node starts while the pages are computed (macros/chart_svg.py)
     return config
 
 
@@ -133,11 +136,24 @@ def _copy_if_changed(source: Path, target: Path) -> None:
     shutil.copy2(source, target)
 
 
+def _link(source: Path, target: Path) -> None:
+    """The preview's copy: a hard link where the file system allows one (no bytes copied; the
+    preview's folder is emptied before each rebuild), else a copy."""
+    if target.is_file():
+        return _copy_if_changed(source, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.hardlink_to(source)
+    except OSError:
+        shutil.copy2(source, target)
+
+
 def ship_pyodide(shared: Path) -> None:
     from macros.pyodide_dist import PYODIDE, PYODIDE_FILES, pyodide_version
 
+    ship = _link if STATE.serving else _copy_if_changed
     for name in PYODIDE_FILES:
-        _copy_if_changed(PYODIDE / name, shared / "pyodide" / pyodide_version() / name)
+        ship(PYODIDE / name, shared / "pyodide" / pyodide_version() / name)
 
 
 def ship_engine(shared: Path, data: dict[str, Any]) -> None:
@@ -181,12 +197,14 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     from macros.locale_format import Formatter
 
     fmt = Formatter(locale)
+    # The reasons repeat their figures (a node's memory, a card's capacity): each written once.
+    number = functools.lru_cache(maxsize=None, typed=True)(lambda v: fmt.number(v, REASON_DIGITS))
     folder = shared / "engine" / "answers" / locale
     folder.mkdir(parents=True, exist_ok=True)
     bundles: dict[str, dict[str, Any]] = {}
     for model, by_format in raw_answers(data).items():
         for fmt_id, raw in by_format.items():
-            rendered = with_reason_text(raw, locale, lambda v: fmt.number(v, REASON_DIGITS))
+            rendered = with_reason_text(raw, locale, number)
             bundles.setdefault(fmt_id, {})[model] = rendered
     for fmt_id, answers in bundles.items():
         bundle = {"version": 1, "locale": locale, "format": fmt_id, "answers": answers}

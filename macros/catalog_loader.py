@@ -96,10 +96,13 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:60] + "…"
 
 
-def _schemas(directory: Path) -> tuple[Registry, dict[str, dict[str, Any]]]:
+def _schema_dir(directory: Path) -> Path:
     schema_dir = directory / "schema"
-    if not schema_dir.is_dir():
-        schema_dir = CATALOG_DIR / "schema"
+    return schema_dir if schema_dir.is_dir() else CATALOG_DIR / "schema"
+
+
+def _schemas(directory: Path) -> tuple[Registry, dict[str, dict[str, Any]]]:
+    schema_dir = _schema_dir(directory)
     schemas = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in schema_dir.glob("*.schema.json")}
     registry: Registry = Registry().with_resources(
         (name, Resource.from_contents(schema)) for name, schema in schemas.items()
@@ -182,8 +185,15 @@ def read_catalog(directory: Path | str = CATALOG_DIR) -> tuple[dict[str, Any], l
     return data, list(problems)
 
 
+# Each file's document (None when it has problems) and problems, by path, with the file's and the
+# schemas' times and sizes: after an edit of one file (`mkdocs serve`), only that file is read again.
+_files: dict[str, tuple[tuple[Any, ...], Any, list[Problem]]] = {}
+
+
 def _read_catalog(directory: Path) -> tuple[dict[str, Any], list[Problem]]:
-    registry, schemas = _schemas(directory)
+    schema_files = sorted(_schema_dir(directory).glob("*.schema.json"))
+    schemas_read = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in schema_files)
+    loaded: tuple[Registry, dict[str, dict[str, Any]]] | None = None
     data: dict[str, Any] = {}
     problems: list[Problem] = []
     for name in FILES:
@@ -192,34 +202,45 @@ def _read_catalog(directory: Path) -> tuple[dict[str, Any], list[Problem]]:
         if not path.is_file():
             problems.append(Problem(file, "(file)", "(file)", f"expected the file {path.name} in {directory}"))
             continue
-        try:
-            text = path.read_text(encoding="utf-8")
-            alias = _first_alias(text)
-            if alias is not None:
-                problems.append(alias_problem(file, alias))
-                continue
-            document = yaml.load(text, Loader=_UniqueKeyLoader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
-            what = getattr(exc, "problem", None) or str(exc)
-            problems.append(Problem(file, where, "(syntax)", f"expected valid YAML: {what}"))
-            continue
-        except (UnicodeDecodeError, RecursionError) as exc:
-            what = "UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "YAML nested less deeply"
-            problems.append(Problem(file, "(file)", "(file)", f"expected {what}"))
-            continue
-        file_problems = non_finite(file, document)
-        if file_problems:
-            problems += file_problems
-            continue
-        validator = Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry)
-        file_problems = _schema_problems(file, document, validator)
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size, schemas_read)
+        kept = _files.get(str(path))
+        if kept is None or kept[0] != stamp:
+            if loaded is None:
+                loaded = _schemas(directory)
+            kept = _files[str(path)] = (stamp, *_read_file(file, path, name, *loaded))
+        _, document, file_problems = kept
         problems += file_problems
-        if not file_problems:
+        if document is not None:
             data.update(document)
     problems += check(data)
     return data, problems
+
+
+def _read_file(
+    file: str, path: Path, name: str, registry: Registry, schemas: dict[str, dict[str, Any]]
+) -> tuple[Any, list[Problem]]:
+    """One catalog file's document (None unless it is valid against its schema) and its problems."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        alias = _first_alias(text)
+        if alias is not None:
+            return None, [alias_problem(file, alias)]
+        document = yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
+        what = getattr(exc, "problem", None) or str(exc)
+        return None, [Problem(file, where, "(syntax)", f"expected valid YAML: {what}")]
+    except (UnicodeDecodeError, RecursionError) as exc:
+        what = "UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "YAML nested less deeply"
+        return None, [Problem(file, "(file)", "(file)", f"expected {what}")]
+    file_problems = non_finite(file, document)
+    if file_problems:
+        return None, file_problems
+    validator = Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry)
+    file_problems = _schema_problems(file, document, validator)
+    return (None if file_problems else document), file_problems
 
 
 def load_catalog(directory: Path | str = CATALOG_DIR) -> Catalog:

@@ -13,7 +13,8 @@ from html import escape
 from typing import Any
 
 from macros.chart_svg import BUILD_WIDTH, chart_highlight, chart_points, chart_svg
-from macros.fitengine import Catalog, answer
+from macros.engine_cache import raw_answer
+from macros.fitengine import Catalog
 from macros.fitengine.api import (
     CUSTOM_CHARS,
     CUSTOM_DEPTH,
@@ -23,6 +24,7 @@ from macros.fitengine.api import (
     LINK_CLASSES,
     TABLE_COLUMNS,
     Column,
+    with_reason_text,
 )
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import WIDGET
@@ -75,7 +77,9 @@ class ConfiguratorHtml:
         """The widget; `methodology` is the address of the page its figures are explained on."""
         self._model = model
         self._methodology = methodology
-        result = answer(self.catalog, {"model": model, "format": fmt}, self.locale, self.number)
+        # The engine's answer is shared with the other locales and the build-time answers.
+        raw = raw_answer(self.catalog, {"model": model, "format": fmt})
+        result = with_reason_text(raw, self.locale, self.number)
         a = self.catalog.assumptions
         attrs = {
             "class": "configurator" + (" configurator--compact" if compact else ""),

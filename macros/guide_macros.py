@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from html import escape
+from itertools import pairwise
 from typing import Any
 from urllib.parse import urlencode
 
+from macros.engine_cache import evaluate
 from macros.fitengine import (
     GB,
     Catalog,
     DiffusionFit,
     NodeFit,
-    evaluate,
     gradient_allreduce_seconds,
     group_link,
     render,
@@ -236,11 +237,22 @@ class GuideMacros:
 
     def configurator(self, model: str = "llama-3.3-70b", fmt: str = "bf16", compact: bool = False) -> str:
         """The configurator widget, with the build-time answer for `model` in `fmt` (see configurator_html)."""
+        from macros.chart_svg import modules_read
         from macros.configurator_html import ConfiguratorHtml
+        from macros.engine_cache import kept
         from macros.html_blocks import register
 
-        method = self._root() + self.page_paths.get("methodology", {}).get(self.locale, "") if self.page_paths else ""
-        return register(ConfiguratorHtml(self.catalog, self.locale).render(self._root(), model, fmt, compact, method))
+        root = self._root()
+        method = root + self.page_paths.get("methodology", {}).get(self.locale, "") if self.page_paths else ""
+        # Its HTML depends on the catalog, these and the chart's modules alone: a preview rebuild
+        # after a guide's edit reuses it.
+        key = ("configurator", self.locale, root, model, fmt, compact, method, modules_read())
+        html = kept(
+            self.catalog,
+            key,
+            lambda: ConfiguratorHtml(self.catalog, self.locale).render(root, model, fmt, compact, method),
+        )
+        return register(html)
 
     def measure_widget(self) -> str:
         """The "measure it yourself" checker (see macros/measure_html.py)."""
@@ -1123,14 +1135,69 @@ class GuideMacros:
         fit = self._fit(model_id, fmt_id)[node_id]
         if fit.verdict == "none":
             raise ValueError(f"{model_id} in {fmt_id} does not fit {node_id}: it has no break-even with an API")
-        most = fit.max_concurrency
-        peak = 0.0
-        for users in range(1, most + 1):
-            total = self._one(model_id, fmt_id, node_id, users).decode_tok_s_total or 0.0
-            if total >= rate:
-                return tokens, rate, users, total
-            peak = max(peak, total)
-        return tokens, rate, 0, peak
+        users, total = self._fewest_users(model_id, fmt_id, node_id, fit.max_concurrency, rate)
+        return tokens, rate, users, total
+
+    def _fewest_users(self, model_id: str, fmt_id: str, node_id: str, most: int, rate: float) -> tuple[int, float]:
+        """The fewest users (1 to `most`) whose node total reaches `rate` and that total; or 0
+        and the highest total when none does.
+
+        Asking each count in turn took hundreds of engine calls a table; this halves ranges on
+        two properties of the engine's fit (macros/fitengine/fit.py), checked as it reads:
+        - the layout is the first accepted one that holds ceil(users / replicas) users each, and
+          a layout that holds more users holds fewer, so as users grow the layout only moves
+          along that list: the same layout (and replicas) at both ends of a range means the
+          same layout throughout;
+        - on one layout, one more user adds one to a single replica's batch b, whose total is
+          output / (output x step(b) / b + prefill); a decode step's time per sequence,
+          step(b) / b, does not grow with b (memory read, compute, collectives and fixed cost
+          are each a constant plus a part at most proportional to b), so the total does not fall.
+        When a total read is below one of fewer users on the same layout, it asks every count.
+        """
+        fits: dict[int, NodeFit] = {}
+
+        def one(users: int) -> NodeFit:
+            if users not in fits:
+                fits[users] = self._one(model_id, fmt_id, node_id, users)
+            return fits[users]
+
+        def total(users: int) -> float:
+            return one(users).decode_tok_s_total or 0.0
+
+        def layout(users: int) -> tuple[Any, ...]:
+            r = one(users)
+            return (r.verdict, r.tensor_parallel, r.pipeline_parallel, r.expert_parallel, r.replicas)
+
+        def first(low: int, high: int) -> int | None:
+            """The fewest users in [low, high] whose total reaches the rate."""
+            if layout(low) != layout(high):
+                middle = (low + high) // 2
+                return first(low, middle) or first(middle + 1, high)
+            if total(high) < rate:
+                return None
+            while low < high:  # one layout: the totals do not fall, halve the range
+                middle = (low + high) // 2
+                if total(middle) >= rate:
+                    high = middle
+                else:
+                    low = middle + 1
+            return low
+
+        if most < 1:
+            return 0, 0.0
+        found = first(1, most)
+        by_layout: dict[tuple[Any, ...], list[float]] = {}
+        for users in sorted(fits):
+            by_layout.setdefault(layout(users), []).append(total(users))
+        if any(later < earlier for read in by_layout.values() for earlier, later in pairwise(read)):
+            # Not what the engine was shown to do: read every count, as without the search.
+            found = next((u for u in range(1, most + 1) if total(u) >= rate), None)
+            if found is None:
+                return 0, max(total(u) for u in range(1, most + 1))
+        if found is None:
+            # Each layout's highest total is at the end of its range, and every range's end was read.
+            return 0, max(total(u) for u in fits)
+        return found, total(found)
 
     # --- helpers ------------------------------------------------------------------------
 

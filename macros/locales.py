@@ -35,8 +35,21 @@ class Locale:
         return self._setting("site_name")
 
     def _setting(self, name: str) -> Any:
-        own = yaml.safe_load(self.config.read_text(encoding="utf-8"))
-        return own[name] if name in own else yaml.safe_load(BASE_CONFIG.read_text(encoding="utf-8"))[name]
+        own = _config(self.config)
+        return own[name] if name in own else _config(BASE_CONFIG)[name]
+
+
+_read: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+
+def _config(path: Path) -> dict[str, Any]:
+    """A config file's YAML, read again only when the file changed (every page's check asks)."""
+    stat = path.stat()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    kept = _read.get(path)
+    if kept is None or kept[0] != stamp:
+        kept = _read[path] = (stamp, yaml.safe_load(path.read_text(encoding="utf-8")))
+    return kept[1]
 
 
 @cache

@@ -1,12 +1,13 @@
 """One test per class of bad catalog: each names the file, the entry, the field and what was expected."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from macros.catalog_loader import CatalogError, load_catalog, read_catalog
+from macros.catalog_loader import CATALOG_DIR, CatalogError, load_catalog, read_catalog
 
 from .conftest import ROOT
 
@@ -174,3 +175,25 @@ def test_check_command_reports_without_a_traceback(catalog_copy):
     assert run.returncode == 1
     assert "node 8x-b200: gpu: expected a GPU id" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_an_edit_of_one_file_is_read_and_the_others_are_kept(tmp_path):
+    """`mkdocs serve` reads the catalog after each edit: the edited file again, the others as kept."""
+    folder = tmp_path / "catalog"
+    shutil.copytree(CATALOG_DIR, folder)
+    data, problems = read_catalog(folder)
+    assert not problems
+    nodes = folder / "nodes.yaml"
+    first = data["nodes"][0]
+    text = nodes.read_text()
+    price = f"price_month: {{value: {first['price_month']['value']},"
+    assert price in text
+    nodes.write_text(text.replace(price, "price_month: {value: 1234,", 1))
+    edited, problems = read_catalog(folder)
+    assert not problems and edited is not data
+    assert edited["nodes"][0]["price_month"]["value"] == 1234
+    assert data["nodes"][0]["price_month"]["value"] == first["price_month"]["value"]  # the old data is untouched
+    assert edited["gpus"] is data["gpus"]  # an unchanged file is not read again
+    nodes.write_text(text.replace(price, "price_month: {value: -1,", 1))
+    _, problems = read_catalog(folder)
+    assert any(p.file == "catalog/nodes.yaml" and "price_month" in p.field for p in problems)

@@ -279,13 +279,19 @@ def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
     return Evaluation("llm", work.model.name, nodes, fits, work, read)
 
 
-def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) -> dict[str, Any]:
+def raw_answer(
+    catalog: Catalog,
+    request: dict[str, Any],
+    suggest: bool = True,
+    ask: Callable[[Catalog, dict[str, Any]], Evaluation] = evaluate,
+) -> dict[str, Any]:
     """`answer` without the reason sentences: the same for every locale.
 
     When no node holds the model, `suggestions` lists the changes the engine found that do
-    (another format, a shorter context), each with the node it leads to.
+    (another format, a shorter context), each with the node it leads to. `ask` is how each
+    request is evaluated: `evaluate`, or the same answers kept by a caller that asks many.
     """
-    found = evaluate(catalog, request)
+    found = ask(catalog, request)
     rows = [r.to_dict() for r in found.fits]
     results = [{**row, "link_class": link_class(catalog, node)} for row, node in zip(rows, found.nodes, strict=True)]
     out = {
@@ -301,14 +307,20 @@ def raw_answer(catalog: Catalog, request: dict[str, Any], suggest: bool = True) 
     if found.read is not None:
         out["model_read"] = found.read
     if suggest and out["summary"]["recommended"] is None:
-        out["suggestions"] = suggestions(catalog, request, found.kind, None if work is None else work.context)
+        out["suggestions"] = suggestions(catalog, request, found.kind, None if work is None else work.context, ask)
     return out
 
 
 SHORTEST_SUGGESTED_CONTEXT = 1024
 
 
-def suggestions(catalog: Catalog, request: dict[str, Any], kind: str, context: int | None) -> list[dict[str, Any]]:
+def suggestions(
+    catalog: Catalog,
+    request: dict[str, Any],
+    kind: str,
+    context: int | None,
+    ask: Callable[[Catalog, dict[str, Any]], Evaluation] = evaluate,
+) -> list[dict[str, Any]]:
     """Changes that make the request fit somewhere: each other format, then a shorter context.
 
     Each is {format, context, node, price_month_usd}: the field values it sets (context None:
@@ -320,7 +332,7 @@ def suggestions(catalog: Catalog, request: dict[str, Any], kind: str, context: i
         if fmt.id == request.get("format") or (diffusion and not fmt.diffusion):
             continue
         try:
-            other = raw_answer(catalog, {**request, "format": fmt.id}, suggest=False)
+            other = raw_answer(catalog, {**request, "format": fmt.id}, suggest=False, ask=ask)
         except EngineError:
             continue
         node = other["summary"]["recommended"]
@@ -331,7 +343,7 @@ def suggestions(catalog: Catalog, request: dict[str, Any], kind: str, context: i
         shorter = context // 2
         while shorter >= SHORTEST_SUGGESTED_CONTEXT:
             try:
-                other = raw_answer(catalog, {**request, "context": shorter}, suggest=False)
+                other = raw_answer(catalog, {**request, "context": shorter}, suggest=False, ask=ask)
             except EngineError:
                 break
             node = other["summary"]["recommended"]
