@@ -66,7 +66,7 @@ TARGETS = {
     "loading_answer_ms": ("<", 100.0, "catalog model, then format, at the default context, before Pyodide is ready"),
     "build_ratio": ("<=", 1.3, "both locales / bare Material build of the same pages"),
     "preview_rebuild_s": ("<", 1.0, "preview rebuild after a one-line edit of a guide"),
-    "preview_rebuild_catalog_s": ("<", 1.0, "preview rebuild after a one-line edit of the catalog"),
+    "preview_rebuild_catalog_s": ("<", 1.0, "preview rebuild after a node's price is edited in the catalog"),
     "first_answer_before_pyodide": (
         "==",
         1.0,
@@ -220,21 +220,28 @@ def bench_preview(runs: int, work: Path) -> dict[str, Any]:
         catalog = copy / "catalog" / "nodes.yaml"
         guide_times, catalog_times = [], []
 
-        def edit(path: Path, line: str) -> float:
+        def edit(path: Path, change: Any) -> float:
             # The watcher can miss an edit that lands while it is rebuilding: edit again then.
             for attempt in range(3):
                 time.sleep(2.5)
                 before = len(count())
-                path.write_text(path.read_text() + line.format(attempt))
+                path.write_text(change(path.read_text(), attempt))
                 try:
                     return wait_for(before + 1, timeout=30)
                 except RuntimeError:
                     continue
             raise RuntimeError("the preview did not rebuild after three edits")
 
+        price = re.compile(r"price_month: \{value: (\d+),")
+
+        def new_price(text: str, attempt: int) -> str:
+            # A value, not a comment: the first node's monthly price up by one dollar, so every
+            # figure that depends on the catalog is computed again (a comment's edit keeps them).
+            return price.sub(lambda m: f"price_month: {{value: {int(m.group(1)) + 1},", text, count=1)
+
         for i in range(runs):
-            guide_times.append(edit(guide, f"\n<!-- edit {i}.{{}} -->\n"))
-            catalog_times.append(edit(catalog, f"# edit {i}.{{}}\n"))
+            guide_times.append(edit(guide, lambda text, attempt, i=i: text + f"\n<!-- edit {i}.{attempt} -->\n"))
+            catalog_times.append(edit(catalog, new_price))
     finally:
         server.terminate()
         server.wait(timeout=30)
