@@ -95,8 +95,8 @@ class Server(http.server.ThreadingHTTPServer):
 @contextmanager
 def serve(directory: Path, csp: str | None = CSP, caching: bool = False) -> Iterator[str]:
     """Serve `directory`; with `caching`, under the Cache-Control headers and compression of README's
-    Hosting section (what is named for good is sent gzip, so a browser's HTTP cache keeps it whole:
-    a private window's in-memory cache keeps no response above 6.25 MB as stored)."""
+    Hosting section (what is named for good is sent gzip, so that a private window's in-memory
+    HTTP cache, which keeps no large response, keeps the 9.6 MB wasm: 3.6 MB gzip)."""
     gzipped = gzip_immutable(directory) if caching else {}
     handler = type("CspHandler", (Handler,), {"csp": csp, "caching": caching, "gzipped": gzipped})
     httpd = Server(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
