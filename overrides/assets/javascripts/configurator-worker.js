@@ -45,10 +45,10 @@ function fetchEngineFiles(shared, manifest) {
   );
 }
 
-// The snapshot's bytes, only if they are the ones the manifest names: its parts are fetched side
-// by side (each small enough for the HTTP cache to keep), each checked as soon as it arrives.
-async function fetchSnapshot(shared, plan) {
-  const heap = new Uint8Array(plan.snapshot.bytes);
+// Fills `heap` with the snapshot's bytes, only if they are the ones the manifest names: its parts
+// are fetched side by side (each small enough for the HTTP cache to keep), each checked as soon
+// as it arrives.
+async function fetchSnapshot(shared, plan, heap) {
   let at = 0;
   const offsets = plan.snapshot.parts.map((part) => (at += part.bytes) - part.bytes);
   await Promise.all(
@@ -61,19 +61,22 @@ async function fetchSnapshot(shared, plan) {
     }),
   );
   mark("worker-snapshot-checked");
-  return heap;
 }
 
 // Pyodide restored from the build's snapshot, or null (and why, on the console) when the
 // snapshot is missing, stale or refused: the caller then starts Pyodide plainly.
 async function restore(loadPyodide, pyodideRoot, shared, plan) {
-  const snapshot = fetchSnapshot(shared, plan);
-  snapshot.catch(() => {}); // awaited by loadPyodide; this only keeps an early failure from going unhandled
   // Pyodide's module, imported while the snapshot arrives (loadPyodide would import it after).
   const factory = import(new URL("pyodide.asm.mjs", pyodideRoot).href).then((module) => module.default);
   factory.catch(() => {});
   const { base } = plan.snapshot;
   try {
+    // Pyodide is handed the snapshot's buffer at once, still empty: it needs only its size to
+    // compile and instantiate the wasm, which it does while the parts arrive; they are all in,
+    // checked and unmasked before Pyodide copies the heap (createPyodideModule below).
+    const heap = new Uint8Array(plan.snapshot.bytes);
+    const filled = fetchSnapshot(shared, plan, heap);
+    filled.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     // Pyodide fetches the small standard library itself (unchecked, as python_stdlib.zip is on
     // the plain start); the restored heap has already imported every module the engine uses.
     const pyodide = await loadPyodide({
@@ -83,14 +86,14 @@ async function restore(loadPyodide, pyodideRoot, shared, plan) {
       ...(plan.lockInfo ? { lockFileContents: { info: plan.lockInfo, packages: {} } } : {}),
       stdout: () => {},
       stderr: () => {},
-      _loadSnapshot: snapshot,
+      _loadSnapshot: heap,
       // Instantiated, before the heap is copied over its memory: the snapshot's masked region is
       // XORed back with that memory (snapshot-plan.js), once it is checked to be the build's.
       createPyodideModule: async (settings) => {
-        const module = await (await factory)(settings);
+        const [module] = await Promise.all([factory.then((create) => create(settings)), filled]);
         const image = initialImage(module.HEAPU8, base);
         if ((await sha256(image)) !== base.sha256) throw new Error("the runtime's initial memory is not the one the snapshot was masked with");
-        unmask(await snapshot, base, image);
+        unmask(heap, base, image);
         return module;
       },
     });
