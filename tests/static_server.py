@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import functools
-import gzip
 import http.server
-import os
 import re
 import sys
 import threading
@@ -31,23 +29,6 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     }
     csp: ClassVar[str | None] = CSP
     caching: ClassVar[bool] = False
-    gzipped: ClassVar[dict[str, bytes]] = {}  # with `caching`: the immutable files' bodies, gzip
-
-    def do_GET(self) -> None:
-        body = (
-            self.gzipped.get(self.path.split("?", 1)[0]) if "gzip" in self.headers.get("Accept-Encoding", "") else None
-        )
-        if body is None:
-            super().do_GET()
-            return
-        # Served as README's Hosting section says: compressed, for good (so never revalidated).
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(self.path.split("?", 1)[0]))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Vary", "Accept-Encoding")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def end_headers(self) -> None:
         if self.csp:
@@ -66,20 +47,6 @@ IMMUTABLE = re.compile(
 )
 
 
-def gzip_immutable(directory: Path) -> dict[str, bytes]:
-    """The files served for good (Pyodide, the snapshot's parts, hashed assets), gzip at level 6, by URL path.
-
-    Zip files are left as they are, as README says (already deflated)."""
-    out: dict[str, bytes] = {}
-    for folder, _dirs, files in os.walk(directory):
-        for name in files:
-            path = Path(folder) / name
-            url = "/" + path.relative_to(directory).as_posix()
-            if IMMUTABLE.match(url) and not name.endswith(".zip"):
-                out[url] = gzip.compress(path.read_bytes(), 6)
-    return out
-
-
 def cache_control(path: str) -> str:
     """The Cache-Control README's Hosting section suggests: for good where the name says the version."""
     return "public, max-age=31536000, immutable" if IMMUTABLE.match(path.split("?", 1)[0]) else "no-cache"
@@ -94,11 +61,8 @@ class Server(http.server.ThreadingHTTPServer):
 
 @contextmanager
 def serve(directory: Path, csp: str | None = CSP, caching: bool = False) -> Iterator[str]:
-    """Serve `directory`; with `caching`, under the Cache-Control headers and compression of README's
-    Hosting section (what is named for good is sent gzip, so that a private window's in-memory
-    HTTP cache, which keeps no large response, keeps the 9.6 MB wasm: 3.6 MB gzip)."""
-    gzipped = gzip_immutable(directory) if caching else {}
-    handler = type("CspHandler", (Handler,), {"csp": csp, "caching": caching, "gzipped": gzipped})
+    """Serve `directory`; with `caching`, under the Cache-Control headers of README's Hosting section."""
+    handler = type("CspHandler", (Handler,), {"csp": csp, "caching": caching})
     httpd = Server(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
