@@ -268,6 +268,22 @@ def wait_mark(page: Any, name: str, timeout: float = 120) -> float:
     raise RuntimeError(f"no {name} mark")
 
 
+# The configurator worker's start-up marks (configurator-worker.js), on its own clock.
+WORKER_MARKS = """(() => ({ origin: performance.timeOrigin,
+  marks: performance.getEntriesByType("mark").map((m) => [m.name, m.startTime]) }))()"""
+WORKER_STEPS = ("worker-init", "worker-manifest", "worker-snapshot-checked", "worker-pyodide-started", "worker-ready")
+
+
+def worker_steps(page: Any) -> dict[str, float]:
+    """When the configurator's worker reached each step of its start, in ms on the page's clock."""
+    workers = [w for w in page.workers if "configurator-worker" in w.url]
+    if not workers:
+        return {}
+    seen = workers[-1].evaluate(WORKER_MARKS)
+    shift = seen["origin"] - page.evaluate("performance.timeOrigin")
+    return {name: shift + at for name, at in seen["marks"] if name in WORKER_STEPS}
+
+
 # Armed before a change: resolves, inside the page, with the change's marks once the widget has
 # painted it. One call before and one after, so the measuring does not poll the page meanwhile.
 ARM = """(() => {
@@ -338,6 +354,7 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     ready, bare_ready, first_paint, before_pyodide, pyodide_request = [], [], [], [], []
     return_ready, return_ratio = [], []
+    return_steps: dict[str, list[float]] = {name: [] for name in WORKER_STEPS}
     repaint, repaint_first, repaint_engine, loading_answer = [], [], [], []
     # Under the Cache-Control headers README's Hosting section suggests (return visits use them).
     with serve(site, caching=True) as url, sync_playwright() as p:
@@ -372,6 +389,9 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
             wait_mark(page, "configurator-ready")
             page.goto(f"{url}/fr/configurateur/")
             return_ready.append(wait_mark(page, "configurator-ready"))
+            # Where the return visit's time goes: the worker's steps since the navigation.
+            for name, at in worker_steps(page).items():
+                return_steps[name].append(at)
             context.close()
             return_ratio.append(return_ready[-1] / statistics.median(bare_ready[-2:]))
 
@@ -415,6 +435,12 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
         out["configurator_ready_ratio_runs"] = stats([o / b for o, b in zip(ready, bare_ready, strict=True)], "ratio")
         out["configurator_return_ready_ms"] = stats(return_ready, "ms")
         out["configurator_return_ratio_runs"] = stats(return_ratio, "ratio")
+        # worker-init: the worker runs (the page's own work before it); worker-manifest: the
+        # manifest revalidated; worker-snapshot-checked: every part from the cache and checked;
+        # worker-pyodide-started: restored; worker-ready: the engine's first answer computed.
+        for name, values in return_steps.items():
+            if values:
+                out[f"configurator_return_at_{name.removeprefix('worker-').replace('-', '_')}_ms"] = stats(values, "ms")
         out["repaint_ms"] = stats(repaint, "ms")
         out["repaint_first_change_ms"] = stats(repaint_first, "ms")
         out["repaint_engine_only_ms"] = stats(repaint_engine, "ms")

@@ -86,5 +86,65 @@ for (let size = 1 << 22; size >= 16; size >>= 1) {
 for (const at of taken) heap._free(at);
 
 const snapshot = pyodide.makeMemorySnapshot();
+
+// Stored masked: the memory image's first region (the wasm's data segments, as the runtime has
+// them once instantiated) holds many blocks that Python's start left as they were. Those are
+// stored as zeros, and the worker takes them from its own runtime's memory, which holds them
+// too just before the restore copies the heap over it (a third off the compressed snapshot; the
+// wasm is not fetched twice). The region is read here as the browser will have it: from a
+// runtime being restored from this snapshot, three times. Blocks are stored "raw" (as they
+// are) where Python's start changed them or where the three runs differ (random seeds); the
+// others are masked: XORed with that memory, so zeros. The masked blocks' SHA-256 is checked by
+// the worker before it unmasks (a mismatch: the plain start).
+const offset = new DataView(snapshot.buffer, snapshot.byteOffset).getUint32(4, true); // Pyodide's header size
+const { default: createModule } = await import(pathToFileURL(path.join(pyodideDir, "pyodide.asm.mjs")).href);
+async function initialMemory() {
+  let memory = null;
+  await loadPyodide({
+    indexURL: pyodideDir + path.sep,
+    packages: [],
+    _loadSnapshot: snapshot.slice(),
+    // The program name is written in that memory: Node's would be this script's path; a
+    // browser's is Emscripten's default outside Node.
+    _sysExecutable: "./this.program",
+    stdout: () => {},
+    stderr: (line) => console.error(line),
+    createPyodideModule: async (settings) => {
+      const module = await createModule(settings);
+      memory = module.HEAPU8.slice();
+      return module;
+    },
+  });
+  return memory;
+}
+const runs = [await initialMemory(), await initialMemory(), await initialMemory()];
+// The region: from 0 to the first gap of 1 MiB of zeros (the stack, further up, is left out).
+const BLOCK = 256;
+const GAP = 1 << 20;
+const first = runs[0];
+let end = 0;
+for (let at = 0, zeros = 0; at < first.length && zeros < GAP; at += BLOCK) {
+  if (first.subarray(at, at + BLOCK).some((b) => b !== 0)) {
+    end = at + BLOCK;
+    zeros = 0;
+  } else {
+    zeros += BLOCK;
+  }
+}
+if (offset % 4 !== 0 || offset + end > snapshot.length) throw new Error(`unexpected snapshot layout (header ${offset} bytes)`);
+const heapRegion = snapshot.subarray(offset, offset + end);
+const raw = [];
+for (let at = 0; at < end; at += BLOCK) {
+  const same = (run) => run.subarray(at, at + BLOCK).every((b, i) => b === heapRegion[at + i]);
+  if (runs.every(same)) continue; // masked: the runtime holds these bytes before the restore
+  const last = raw[raw.length - 1];
+  if (last && last[1] === at) last[1] = at + BLOCK;
+  else raw.push([at, at + BLOCK]);
+}
+const image = first.slice(0, end);
+for (const [from, to] of raw) image.fill(0, from, to);
+for (let i = 0; i < end; i++) heapRegion[i] ^= image[i];
+const base = { offset, bytes: end, sha256: createHash("sha256").update(image).digest("hex"), raw };
+
 fs.writeFileSync(outFile, snapshot);
-process.stdout.write(JSON.stringify({ stdlib: JSON.parse(added), engine: hashes }) + "\n");
+process.stdout.write(JSON.stringify({ stdlib: JSON.parse(added), engine: hashes, base }) + "\n");

@@ -3,13 +3,26 @@
 `make site` runs `macros/pyodide_snapshot.mjs` with the pinned Pyodide (node_modules/pyodide)
 on the engine files the site ships, and writes beside them:
 
-    site/engine/snapshot-<hash>.bin    the heap after `import fitengine.browser` (about 31 MB raw)
+    site/engine/snapshot-<hash>.bin    the heap after `import fitengine.browser` (about 31 MB raw),
+                                       masked, in parts of 4 MiB at most, each named by its hash
     site/engine/stdlib-<hash>.zip      the standard library modules the engine's import added,
                                        all the restored runtime reads (it holds the rest imported)
 
-and names both in the manifest (`snapshot`) with their SHA-256, the Pyodide version and the
+and names them in the manifest (`snapshot`) with their SHA-256, the Pyodide version and the
 engine files the heap holds. The names carry the hash, so a host may cache them for good. The
 worker restores the snapshot only when all of these match, and starts Pyodide plainly otherwise.
+
+Masked: the heap's first region (about 4 MB: the wasm's data segments) holds many blocks that
+Python's start left as the runtime had them: those are stored as zeros, and the worker takes
+them back from its own runtime's memory just before the restore (XOR); `base` in the manifest
+says where, which blocks are stored as they are (`raw`: changed by the start, or different from
+start to start, as random seeds), and the masked blocks' SHA-256, checked first (a mismatch is
+the plain start). It takes a third off the compressed snapshot without fetching the wasm twice.
+
+Why parts: a browser keeps a response in its HTTP cache only below a size limit, and the lowest
+is the in-memory cache of a private window: there (Chromium 156, measured by the bench) the
+snapshot as one 31 MB file was fetched again on every visit, while 4 MiB parts come from the
+cache. The worker fetches and checks them side by side.
 
 A snapshot depends only on Pyodide, the engine's files and the builder: it is kept in
 `.cache/snapshot/` under a key of the three, so a build that changed neither is not slowed.
@@ -32,6 +45,7 @@ BUILDER = Path(__file__).with_suffix(".mjs")
 CACHE = ROOT / ".cache" / "snapshot"
 STDLIB_PREFIX = "/lib/python"
 OFF = ("0", "off", "no", "false")
+PART_BYTES = 4 << 20  # kept by a private window's in-memory HTTP cache (Chromium 156), unlike 31 MB in one
 
 
 class SnapshotError(RuntimeError):
@@ -110,23 +124,38 @@ def cached_snapshot(engine_dir: Path, engine_hashes: dict[str, str], version: st
     return folder
 
 
+def _ship(engine: Path, kind: str, suffix: str, data: bytes, keep: set[str]) -> dict[str, Any]:
+    """Write `data` as engine/<kind>-<hash>.<suffix> (unless it is there) and say what the manifest names."""
+    digest = _sha256(data)
+    target = engine / f"{kind}-{digest[:16]}.{suffix}"
+    if not target.is_file():
+        target.write_bytes(data)
+    keep.add(target.name)
+    return {"file": target.name, "sha256": digest, "bytes": len(data)}
+
+
 def ship_snapshot(shared: Path) -> None:
-    """Put the snapshot and its standard library in site/engine/ and name them in the manifest."""
-    from macros.pyodide_dist import pyodide_version
+    """Put the snapshot (in parts) and its standard library in site/engine/ and name them in the manifest."""
+    from macros.pyodide_dist import PYODIDE, pyodide_version
 
     engine = shared / "engine"
     manifest_path = engine / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     folder = cached_snapshot(engine, manifest["files"], pyodide_version())
     entry: dict[str, Any] = {"pyodide": pyodide_version(), "engine": manifest["files"]}
-    for kind, name, suffix in (("snapshot", "snapshot.bin", "bin"), ("stdlib", "stdlib.zip", "zip")):
-        data = (folder / name).read_bytes()
-        digest = _sha256(data)
-        target = engine / f"{kind}-{digest[:16]}.{suffix}"
-        if not target.is_file():
-            for old in engine.glob(f"{kind}-*.{suffix}"):
-                old.unlink()
-            target.write_bytes(data)
-        entry[kind] = {"file": target.name, "sha256": digest, "bytes": len(data)}
+    keep: set[str] = set()
+    heap = (folder / "snapshot.bin").read_bytes()
+    parts = [
+        _ship(engine, "snapshot", "bin", heap[at : at + PART_BYTES], keep) for at in range(0, len(heap), PART_BYTES)
+    ]
+    base = json.loads((folder / "info.json").read_text())["base"]
+    entry["snapshot"] = {"sha256": _sha256(heap), "bytes": len(heap), "parts": parts, "base": base}
+    entry["stdlib"] = _ship(engine, "stdlib", "zip", (folder / "stdlib.zip").read_bytes(), keep)
+    # The restored runtime loads no package: it is given the lock file's `info` (which Pyodide
+    # checks against itself) and an empty package list, instead of fetching pyodide-lock.json.
+    entry["lock_info"] = json.loads((PYODIDE / "pyodide-lock.json").read_text())["info"]
+    for old in (*engine.glob("snapshot-*.bin"), *engine.glob("stdlib-*.zip")):
+        if old.name not in keep:
+            old.unlink()
     manifest["snapshot"] = entry
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

@@ -29,6 +29,12 @@ def snapshot_entry(site):
     return json.loads((site / "engine" / "manifest.json").read_text())
 
 
+def heap_of(site) -> bytes:
+    """The snapshot's parts, put together as the worker does."""
+    parts = snapshot_entry(site)["snapshot"]["snapshot"]["parts"]
+    return b"".join((site / "engine" / part["file"]).read_bytes() for part in parts)
+
+
 def test_the_manifest_names_the_snapshot_made_from_the_shipped_engine(site):
     manifest = snapshot_entry(site)
     entry = manifest["snapshot"]
@@ -37,11 +43,20 @@ def test_the_manifest_names_the_snapshot_made_from_the_shipped_engine(site):
     assert entry["engine"] == manifest["files"]
     shipped = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (site / "engine" / "fitengine").glob("*.py")}
     assert entry["engine"] == shipped
-    for kind in ("snapshot", "stdlib"):
-        data = (site / "engine" / entry[kind]["file"]).read_bytes()
-        assert hashlib.sha256(data).hexdigest() == entry[kind]["sha256"]
-        assert len(data) == entry[kind]["bytes"]
-        assert entry[kind]["sha256"][:16] in entry[kind]["file"]  # a new snapshot gets a new name
+    for part in (*entry["snapshot"]["parts"], entry["stdlib"]):
+        data = (site / "engine" / part["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == part["sha256"]
+        assert len(data) == part["bytes"]
+        assert part["sha256"][:16] in part["file"]  # a new snapshot gets a new name
+    # The parts, in order, are the heap the builder saved; each is small enough for a private
+    # window's HTTP cache to keep (Chromium 156 kept 4 MiB parts, not one 31 MB file).
+    heap = heap_of(site)
+    assert len(heap) == entry["snapshot"]["bytes"] and hashlib.sha256(heap).hexdigest() == entry["snapshot"]["sha256"]
+    assert len(entry["snapshot"]["parts"]) > 1
+    assert all(part["bytes"] <= 4 << 20 for part in entry["snapshot"]["parts"])
+    # Only the files the manifest names are shipped: no part of an earlier snapshot is left.
+    named = {part["file"] for part in entry["snapshot"]["parts"]}
+    assert {p.name for p in (site / "engine").glob("snapshot-*.bin")} == named
 
 
 def test_the_restored_runtime_reads_only_pyodides_own_stdlib_files(site):
@@ -58,10 +73,30 @@ def test_the_restored_runtime_reads_only_pyodides_own_stdlib_files(site):
 
 RESTORE = r"""
 import { loadPyodide } from "%(pyodide)s";
+import createModule from "%(asm)s";
+import { initialImage, snapshotPlan, unmask } from "%(plan)s";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
-const [snapshot, stdlib, catalog, request] = process.argv.slice(2);
-const py = await loadPyodide({ indexURL: "%(index)s", stdLibURL: stdlib, packages: [],
-  _loadSnapshot: new Uint8Array(fs.readFileSync(snapshot)), stdout: () => {}, stderr: () => {} });
+const [engine, catalog, request] = process.argv.slice(2);
+// As the worker does: the manifest's plan, the parts put together, the masked region unmasked
+// with the runtime's own memory once its hash is the build's.
+const manifest = JSON.parse(fs.readFileSync(`${engine}/manifest.json`, "utf8"));
+const plan = snapshotPlan(manifest, manifest.pyodide);
+if (!plan.use) throw new Error(plan.reason);
+const heap = new Uint8Array(Buffer.concat(plan.snapshot.parts.map((p) => fs.readFileSync(`${engine}/${p.path}`))));
+const { base } = plan.snapshot;
+let unmasked = false;
+const py = await loadPyodide({ indexURL: "%(index)s", stdLibURL: `${engine}/${plan.stdlib.path}`, packages: [],
+  lockFileContents: { info: plan.lockInfo, packages: {} },
+  _loadSnapshot: heap, stdout: () => {}, stderr: () => {}, _sysExecutable: "./this.program", // a browser's
+  createPyodideModule: async (settings) => {
+    const module = await createModule(settings);
+    const image = initialImage(module.HEAPU8, base);
+    if (createHash("sha256").update(image).digest("hex") !== base.sha256) throw new Error("initial memory differs");
+    unmask(heap, base, image);
+    unmasked = true;
+    return module;
+  } });
 const modules = py.runPython("import sys; sorted(m for m in sys.modules if m.startswith('fitengine'))").toJs();
 py.globals.set("catalog_json", fs.readFileSync(catalog, "utf8"));
 py.globals.set("request_json", request);
@@ -69,24 +104,31 @@ const out = py.runPython(`
 from fitengine.browser import Session
 Session(catalog_json).answer_json(request_json, "en", lambda x: f"{x:.1f}")
 `);
-console.log(JSON.stringify({ engine: py.globals.get("_snapshot_engine"), modules, out: JSON.parse(out) }));
+console.log(JSON.stringify({ unmasked, engine: py.globals.get("_snapshot_engine"), modules, out: JSON.parse(out) }));
 """
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog, tmp_path):
     manifest = snapshot_entry(site)
-    entry = manifest["snapshot"]
     script = tmp_path / "restore.mjs"
-    script.write_text(RESTORE % {"pyodide": (PYODIDE / "pyodide.mjs").as_uri(), "index": f"{PYODIDE}/"})
+    plan = ROOT / "overrides" / "assets" / "javascripts" / "snapshot-plan.js"
+    script.write_text(
+        RESTORE
+        % {
+            "pyodide": (PYODIDE / "pyodide.mjs").as_uri(),
+            "asm": (PYODIDE / "pyodide.asm.mjs").as_uri(),
+            "plan": plan.as_uri(),
+            "index": f"{PYODIDE}/",
+        }
+    )
     model = "llama-3.3-70b"
     request = {"model": model, "format": "fp8", "context": catalog.assumptions.default_context * 2}
     run = subprocess.run(
         [
             "node",
             str(script),
-            str(site / "engine" / entry["snapshot"]["file"]),
-            str(site / "engine" / entry["stdlib"]["file"]),
+            str(site / "engine"),
             str(site / "engine" / "catalog.json"),
             json.dumps(request),
         ],
@@ -99,6 +141,7 @@ def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog
     assert run.returncode == 0, run.stderr[-2000:]
     got = json.loads(run.stdout.strip().splitlines()[-1])
     # The engine was imported before the heap was saved, and it is the manifest's.
+    assert got["unmasked"] is True
     assert "fitengine.api" in got["modules"] and "fitengine.browser" in got["modules"]
     assert json.loads(got["engine"]) == manifest["files"]
     want = answer(catalog, request)
@@ -126,15 +169,15 @@ def test_the_configurator_starts_from_the_snapshot(browser, server):
     context.close()
 
 
-def _site_with(site, tmp_path, snapshot: bytes | None = None, manifest: dict | None = None):
-    """A copy of the built site (hard links) with another snapshot's bytes or another manifest."""
+def _site_with(site, tmp_path, part: int | None = None, data: bytes | None = None, manifest: dict | None = None):
+    """A copy of the built site (hard links) with other bytes in one part of the snapshot, or another manifest."""
     copy = tmp_path / "site"
     shutil.copytree(site, copy, copy_function=os.link)
     engine = copy / "engine"
-    if snapshot is not None:
-        target = engine / snapshot_entry(site)["snapshot"]["snapshot"]["file"]
+    if part is not None and data is not None:
+        target = engine / snapshot_entry(site)["snapshot"]["snapshot"]["parts"][part]["file"]
         target.unlink()  # a new file, not the shared one
-        target.write_bytes(snapshot)
+        target.write_bytes(data)
     if manifest is not None:
         (engine / "manifest.json").unlink()
         (engine / "manifest.json").write_text(json.dumps(manifest))
@@ -142,24 +185,36 @@ def _site_with(site, tmp_path, snapshot: bytes | None = None, manifest: dict | N
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("fault", ["missing", "corrupt", "stale", "refused"])
+@pytest.mark.parametrize("fault", ["missing", "corrupt", "stale", "refused", "short", "unmasked"])
 def test_a_page_whose_snapshot_cannot_be_used_starts_plainly_and_answers_right(browser, site, catalog, tmp_path, fault):
     manifest = snapshot_entry(site)
-    heap = bytearray((site / "engine" / manifest["snapshot"]["snapshot"]["file"]).read_bytes())
+    parts = manifest["snapshot"]["snapshot"]["parts"]
     changed = json.loads(json.dumps(manifest))
     if fault == "missing":
-        changed["snapshot"]["snapshot"]["file"] = "snapshot-0000000000000000.bin"
+        changed["snapshot"]["snapshot"]["parts"][-1]["file"] = "snapshot-0000000000000000.bin"
         served = _site_with(site, tmp_path, manifest=changed)
     elif fault == "corrupt":
-        heap[len(heap) // 2] ^= 1  # one bit of the heap
-        served = _site_with(site, tmp_path, snapshot=bytes(heap))
+        middle = len(parts) // 2
+        data = bytearray((site / "engine" / parts[middle]["file"]).read_bytes())
+        data[len(data) // 2] ^= 1  # one bit of the heap, in one part
+        served = _site_with(site, tmp_path, part=middle, data=bytes(data))
     elif fault == "stale":
         changed["snapshot"]["pyodide"] = "0.0.1"
         served = _site_with(site, tmp_path, manifest=changed)
+    elif fault == "short":
+        # A part the manifest names in full, served cut short (and named by its hash): refused.
+        data = (site / "engine" / parts[-1]["file"]).read_bytes()[:-8]
+        changed["snapshot"]["snapshot"]["parts"][-1]["sha256"] = hashlib.sha256(data).hexdigest()
+        served = _site_with(site, tmp_path, part=len(parts) - 1, data=data, manifest=changed)
+    elif fault == "unmasked":
+        # The masked blocks said to be other than the runtime's memory before the restore.
+        changed["snapshot"]["snapshot"]["base"]["sha256"] = hashlib.sha256(b"another runtime").hexdigest()
+        served = _site_with(site, tmp_path, manifest=changed)
     else:
-        heap[0] ^= 0xFF  # Pyodide's magic number: the bytes are the manifest's, Pyodide refuses them
-        changed["snapshot"]["snapshot"]["sha256"] = hashlib.sha256(heap).hexdigest()
-        served = _site_with(site, tmp_path, snapshot=bytes(heap), manifest=changed)
+        data = bytearray((site / "engine" / parts[0]["file"]).read_bytes())
+        data[0] ^= 0xFF  # Pyodide's magic number: the bytes are the manifest's, Pyodide refuses them
+        changed["snapshot"]["snapshot"]["parts"][0]["sha256"] = hashlib.sha256(data).hexdigest()
+        served = _site_with(site, tmp_path, part=0, data=bytes(data), manifest=changed)
     context = browser.new_context()
     page = context.new_page()
     errors: list[str] = []

@@ -3,10 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { engineKey, snapshotPlan } from "../../overrides/assets/javascripts/snapshot-plan.js";
+import { engineKey, initialImage, snapshotPlan, unmask } from "../../overrides/assets/javascripts/snapshot-plan.js";
 
 const HASH_A = "a".repeat(64);
 const HASH_B = "b".repeat(64);
+const HASH_C = "c".repeat(64);
 
 function manifest(overrides = {}) {
   const files = { "api.py": HASH_A, "__init__.py": HASH_B };
@@ -17,7 +18,15 @@ function manifest(overrides = {}) {
     snapshot: {
       pyodide: "314.0.7",
       engine: { "__init__.py": HASH_B, "api.py": HASH_A },
-      snapshot: { file: `snapshot-${HASH_A.slice(0, 16)}.bin`, sha256: HASH_A, bytes: 10 },
+      snapshot: {
+        sha256: HASH_C,
+        bytes: 24,
+        base: { offset: 4, bytes: 12, sha256: HASH_A, raw: [[4, 8]] },
+        parts: [
+          { file: `snapshot-${HASH_A.slice(0, 16)}.bin`, sha256: HASH_A, bytes: 16 },
+          { file: `snapshot-${HASH_B.slice(0, 16)}.bin`, sha256: HASH_B, bytes: 8 },
+        ],
+      },
       stdlib: { file: `stdlib-${HASH_B.slice(0, 16)}.zip`, sha256: HASH_B, bytes: 5 },
       ...overrides,
     },
@@ -34,8 +43,12 @@ test("the engine key is Python's json.dumps(sort_keys=True, separators=(',', ':'
 test("a snapshot made for this Pyodide and this engine is used", () => {
   const plan = snapshotPlan(manifest(), "314.0.7");
   assert.equal(plan.use, true);
-  assert.equal(plan.snapshot.path, `snapshot-${HASH_A.slice(0, 16)}.bin`);
-  assert.equal(plan.snapshot.sha256, HASH_A);
+  assert.deepEqual(plan.snapshot.parts, [
+    { path: `snapshot-${HASH_A.slice(0, 16)}.bin`, sha256: HASH_A, bytes: 16 },
+    { path: `snapshot-${HASH_B.slice(0, 16)}.bin`, sha256: HASH_B, bytes: 8 },
+  ]);
+  assert.equal(plan.snapshot.bytes, 24);
+  assert.deepEqual(plan.snapshot.base, { offset: 4, bytes: 12, sha256: HASH_A, raw: [[4, 8]] });
   assert.equal(plan.stdlib.path, `stdlib-${HASH_B.slice(0, 16)}.zip`);
   assert.equal(plan.engine, engineKey(manifest().files));
 });
@@ -53,7 +66,59 @@ test("no snapshot, another Pyodide or other engine files: the plain start", () =
 });
 
 test("an entry without a well-formed file name or hash is not used", () => {
-  assert.equal(snapshotPlan(manifest({ snapshot: { file: "../x.bin", sha256: HASH_A } }), "314.0.7").use, false);
-  assert.equal(snapshotPlan(manifest({ snapshot: { file: "s.bin", sha256: "abc" } }), "314.0.7").use, false);
+  const base = { offset: 0, bytes: 4, sha256: HASH_B, raw: [] };
+  const part = (over) => ({ sha256: HASH_C, bytes: 8, base, parts: [{ file: "snapshot-x.bin", sha256: HASH_A, bytes: 8, ...over }] });
+  assert.equal(snapshotPlan(manifest({ snapshot: part({}) }), "314.0.7").use, true);
+  assert.equal(snapshotPlan(manifest({ snapshot: part({ file: "../x.bin" }) }), "314.0.7").use, false);
+  assert.equal(snapshotPlan(manifest({ snapshot: part({ sha256: "abc" }) }), "314.0.7").use, false);
+  assert.equal(snapshotPlan(manifest({ snapshot: part({ bytes: 0 }) }), "314.0.7").use, false);
+  assert.equal(snapshotPlan(manifest({ snapshot: part({ bytes: "8" }) }), "314.0.7").use, false);
   assert.equal(snapshotPlan(manifest({ stdlib: undefined }), "314.0.7").use, false);
+  // The earlier form, one file: the worker no longer reads it, so the plain start.
+  const single = { file: `snapshot-${HASH_A.slice(0, 16)}.bin`, sha256: HASH_A, bytes: 16 };
+  assert.equal(snapshotPlan(manifest({ snapshot: single }), "314.0.7").use, false);
+});
+
+test("parts that do not add up to the whole are not used", () => {
+  const entry = manifest().snapshot.snapshot;
+  assert.equal(snapshotPlan(manifest({ snapshot: { ...entry, bytes: 32 } }), "314.0.7").use, false);
+  assert.equal(snapshotPlan(manifest({ snapshot: { ...entry, parts: [] } }), "314.0.7").use, false);
+  assert.equal(snapshotPlan(manifest({ snapshot: { ...entry, sha256: undefined } }), "314.0.7").use, false);
+  // A heap is whole 32-bit words (Pyodide reads it as such).
+  const odd = { ...entry, bytes: 23, parts: [entry.parts[0], { ...entry.parts[1], bytes: 7 }] };
+  assert.equal(snapshotPlan(manifest({ snapshot: odd }), "314.0.7").use, false);
+});
+
+test("a masked region that is not inside the heap, or whose raw ranges overlap, is not used", () => {
+  const entry = manifest().snapshot.snapshot;
+  const withBase = (base) => snapshotPlan(manifest({ snapshot: { ...entry, base: { ...entry.base, ...base } } }), "314.0.7").use;
+  assert.equal(withBase({}), true);
+  assert.equal(withBase({ bytes: 24 }), false); // 4 + 24 > 24 bytes of heap
+  assert.equal(withBase({ offset: 2 }), false); // not a whole word
+  assert.equal(withBase({ sha256: "x" }), false);
+  assert.equal(withBase({ raw: [[4, 8], [6, 10]] }), false); // overlapping
+  assert.equal(withBase({ raw: [[8, 4]] }), false); // backwards
+  assert.equal(withBase({ raw: [[8, 16]] }), false); // past the region
+  assert.equal(withBase({ raw: undefined }), false);
+  assert.equal(snapshotPlan(manifest({ snapshot: { ...entry, base: undefined } }), "314.0.7").use, false);
+});
+
+test("unmask gives back the heap: masked blocks from the runtime's memory, raw ones as stored", () => {
+  // A heap of a 4-byte header and a 12-byte region, then 4 more bytes: the region's first and
+  // last words unchanged since the runtime started (masked), its middle word changed (raw).
+  const memory = Uint8Array.from([1, 2, 3, 4, 9, 9, 9, 9, 5, 6, 7, 8, 42]);
+  const heap = Uint8Array.from([0xaa, 0xbb, 0xcc, 0xdd, 1, 2, 3, 4, 10, 11, 12, 13, 5, 6, 7, 8, 0xee, 0xee, 0xee, 0xee]);
+  const base = { offset: 4, bytes: 12, raw: [[4, 8]] };
+  const image = initialImage(memory, base);
+  assert.deepEqual([...image], [1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8]);
+  // What the build stores: the region XORed with that image (zeros where unchanged).
+  const stored = heap.slice();
+  for (let i = 0; i < 12; i++) stored[4 + i] ^= image[i];
+  assert.deepEqual([...stored.subarray(4, 16)], [0, 0, 0, 0, 10, 11, 12, 13, 0, 0, 0, 0]);
+  assert.deepEqual([...unmask(stored, base, image)], [...heap]);
+  // The same, when the heap does not start on a word boundary of its buffer (byte by byte).
+  const shifted = new Uint8Array(stored.length + 1);
+  for (let i = 0; i < 12; i++) stored[4 + i] ^= image[i];
+  shifted.set(stored, 1);
+  assert.deepEqual([...unmask(shifted.subarray(1), base, image)], [...heap]);
 });

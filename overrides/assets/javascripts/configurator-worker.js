@@ -5,12 +5,17 @@
 // that instead, and falls back to the plain start if the snapshot is missing, stale or refused.
 // The engine decides everything; this file only carries messages.
 
-import { snapshotPlan } from "./snapshot-plan.js";
+import { initialImage, snapshotPlan, unmask } from "./snapshot-plan.js";
 
 let answer = null;
 let started = null; // "snapshot" or "plain": how Pyodide was started, said with `ready`
 let check = null;
 let numberFormat = null;
+
+// Start-up steps on the worker's own timeline (read by bench/run.py's return-visit breakdown).
+function mark(name) {
+  performance.mark(name);
+}
 
 function post(message) {
   self.postMessage(message);
@@ -40,28 +45,57 @@ function fetchEngineFiles(shared, manifest) {
   );
 }
 
-// The snapshot's bytes, only if they are the ones the manifest names.
-async function fetchSnapshot(shared, plan) {
-  const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${plan.snapshot.path}`, shared))).arrayBuffer());
-  if ((await sha256(bytes)) !== plan.snapshot.sha256) throw new Error("the snapshot does not match the build's manifest");
-  return bytes;
+// Fills `heap` with the snapshot's bytes, only if they are the ones the manifest names: its parts
+// are fetched side by side (each small enough for the HTTP cache to keep), each checked as soon
+// as it arrives.
+async function fetchSnapshot(shared, plan, heap) {
+  let at = 0;
+  const offsets = plan.snapshot.parts.map((part) => (at += part.bytes) - part.bytes);
+  await Promise.all(
+    plan.snapshot.parts.map(async (part, i) => {
+      const bytes = await (await fetchOk(new URL(`engine/${part.path}`, shared))).arrayBuffer();
+      if (bytes.byteLength !== part.bytes || (await sha256(bytes)) !== part.sha256) {
+        throw new Error(`the snapshot's part ${part.path} does not match the build's manifest`);
+      }
+      heap.set(new Uint8Array(bytes), offsets[i]);
+    }),
+  );
+  mark("worker-snapshot-checked");
 }
 
 // Pyodide restored from the build's snapshot, or null (and why, on the console) when the
 // snapshot is missing, stale or refused: the caller then starts Pyodide plainly.
 async function restore(loadPyodide, pyodideRoot, shared, plan) {
-  const snapshot = fetchSnapshot(shared, plan);
-  snapshot.catch(() => {}); // awaited by loadPyodide; this only keeps an early failure from going unhandled
+  // Pyodide's module, imported while the snapshot arrives (loadPyodide would import it after).
+  const factory = import(new URL("pyodide.asm.mjs", pyodideRoot).href).then((module) => module.default);
+  factory.catch(() => {});
+  const { base } = plan.snapshot;
   try {
+    // Pyodide is handed the snapshot's buffer at once, still empty: it needs only its size to
+    // compile and instantiate the wasm, which it does while the parts arrive; they are all in,
+    // checked and unmasked before Pyodide copies the heap (createPyodideModule below).
+    const heap = new Uint8Array(plan.snapshot.bytes);
+    const filled = fetchSnapshot(shared, plan, heap);
+    filled.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     // Pyodide fetches the small standard library itself (unchecked, as python_stdlib.zip is on
     // the plain start); the restored heap has already imported every module the engine uses.
     const pyodide = await loadPyodide({
       indexURL: pyodideRoot.href,
       stdLibURL: new URL(`engine/${plan.stdlib.path}`, shared).href,
       packages: [],
+      ...(plan.lockInfo ? { lockFileContents: { info: plan.lockInfo, packages: {} } } : {}),
       stdout: () => {},
       stderr: () => {},
-      _loadSnapshot: snapshot,
+      _loadSnapshot: heap,
+      // Instantiated, before the heap is copied over its memory: the snapshot's masked region is
+      // XORed back with that memory (snapshot-plan.js), once it is checked to be the build's.
+      createPyodideModule: async (settings) => {
+        const [module] = await Promise.all([factory.then((create) => create(settings)), filled]);
+        const image = initialImage(module.HEAPU8, base);
+        if ((await sha256(image)) !== base.sha256) throw new Error("the runtime's initial memory is not the one the snapshot was masked with");
+        unmask(heap, base, image);
+        return module;
+      },
     });
     // The heap says which engine it imported: it must be the manifest's, file for file.
     const held = pyodide.runPython("globals().get('_snapshot_engine', '')");
@@ -74,6 +108,7 @@ async function restore(loadPyodide, pyodideRoot, shared, plan) {
 }
 
 async function init({ shared, locale, pyodide: version, warm }) {
+  mark("worker-init");
   post({ type: "status", state: "loading", step: 1, steps: 3 });
   const manifest = fetchOk(new URL("engine/manifest.json", shared)).then((r) => r.json());
   // The page names Pyodide's version, so its download (the long part) starts first; the engine's
@@ -82,6 +117,7 @@ async function init({ shared, locale, pyodide: version, warm }) {
   const pyodideRoot = new URL(`pyodide/${pyodideVersion}/`, shared);
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideRoot).href);
   const built = await manifest;
+  mark("worker-manifest");
   if (built.pyodide !== pyodideVersion) {
     throw new Error(`this page expects Pyodide ${pyodideVersion}, the site's engine was built for ${built.pyodide}: reload the page`);
   }
@@ -97,6 +133,7 @@ async function init({ shared, locale, pyodide: version, warm }) {
 
   const plan = snapshotPlan(built, pyodideVersion);
   let pyodide = plan.use ? await restore(loadPyodide, pyodideRoot, shared, plan) : null;
+  mark("worker-pyodide-started");
   started = pyodide ? "snapshot" : "plain";
   if (!pyodide) {
     const loading = loadPyodide({ indexURL: pyodideRoot.href, packages: [], stdout: () => {}, stderr: () => {} });
@@ -146,6 +183,7 @@ reason_digits = _session.digits
       // a bad request only warms less
     }
   }
+  mark("worker-ready");
   post({ type: "status", state: "ready", started });
 }
 

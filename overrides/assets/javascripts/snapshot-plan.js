@@ -1,5 +1,5 @@
 // How the worker starts Pyodide: from the build's memory snapshot (Pyodide with the engine
-// already imported, engine/snapshot-<hash>.bin) when the manifest names one made for this
+// already imported, engine/snapshot-<hash>.bin in parts) when the manifest names one made for this
 // Pyodide and this engine, plainly otherwise. Pure functions, tested with `node --test`.
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -19,23 +19,84 @@ export function engineKey(files) {
   return JSON.stringify(Object.fromEntries(sorted));
 }
 
-// `{ use: true, snapshot, stdlib }` (paths under engine/ and their SHA-256) when the manifest's
-// snapshot was made for `pyodideVersion` and for the manifest's own engine files; otherwise
-// `{ use: false, reason }`, and the worker starts Pyodide plainly.
+// The snapshot's parts as the worker fetches them ({ path, sha256, bytes } each, in order), or
+// null unless every part is well formed and their sizes add up to the whole's.
+function snapshotParts(entry) {
+  if (!entry || typeof entry !== "object" || !HEX64.test(entry.sha256 || "") || !Array.isArray(entry.parts)) return null;
+  const parts = entry.parts;
+  if (!parts.length || !parts.every((part) => fileEntry(part) && Number.isSafeInteger(part.bytes) && part.bytes > 0)) return null;
+  const total = parts.reduce((sum, part) => sum + part.bytes, 0);
+  if (total !== entry.bytes || total % 4 !== 0) return null; // Pyodide reads the heap as 32-bit words
+  return parts.map((part) => ({ path: part.file, sha256: part.sha256, bytes: part.bytes }));
+}
+
+function lockInfo(info) {
+  return info && typeof info === "object" && !Array.isArray(info) && typeof info.abi_version === "string" ? info : null;
+}
+
+// The masked region (see unmask), or null unless well formed: inside the heap, whole 32-bit
+// words, its raw ranges (stored as they are) sorted, apart and inside it.
+function baseEntry(base, total) {
+  if (!base || typeof base !== "object" || !HEX64.test(base.sha256 || "") || !Array.isArray(base.raw)) return null;
+  const { offset, bytes } = base;
+  if (![offset, bytes].every((n) => Number.isSafeInteger(n) && n >= 0 && n % 4 === 0) || offset + bytes > total) return null;
+  let after = 0;
+  for (const range of base.raw) {
+    if (!Array.isArray(range) || range.length !== 2 || !range.every(Number.isSafeInteger)) return null;
+    if (range[0] < after || range[1] <= range[0] || range[1] > bytes) return null;
+    after = range[1];
+  }
+  return { offset, bytes, sha256: base.sha256, raw: base.raw.map(([from, to]) => [from, to]) };
+}
+
+// The runtime's memory as the build saw it before the restore: its first `base.bytes`, copied,
+// with the raw ranges zeroed (blocks the snapshot stores as they are: changed by Python's start,
+// or different at every start, as random seeds are). Its SHA-256 must be `base.sha256` before
+// `unmask` may use it.
+export function initialImage(memory, base) {
+  const image = memory.slice(0, base.bytes);
+  for (const [from, to] of base.raw) image.fill(0, from, to);
+  return image;
+}
+
+// The snapshot as Pyodide saved it, from the masked one the site ships: its memory image's first
+// region was stored XORed with `image` (the build's initialImage: the blocks Python's start left
+// unchanged, stored as zeros); XORed again, in place.
+export function unmask(heap, base, image) {
+  const at = heap.byteOffset + base.offset;
+  if (at % 4 === 0 && base.bytes % 4 === 0) {
+    const words = new Uint32Array(heap.buffer, at, base.bytes / 4);
+    const mask = new Uint32Array(image.buffer, image.byteOffset, base.bytes / 4);
+    for (let i = 0; i < words.length; i++) words[i] ^= mask[i];
+  } else {
+    for (let i = 0; i < base.bytes; i++) heap[base.offset + i] ^= image[i];
+  }
+  return heap;
+}
+
+// `{ use: true, snapshot, stdlib }` (paths under engine/ and their SHA-256; the snapshot in
+// parts, `snapshot.parts`, of `snapshot.bytes` in all, masked as `snapshot.base` says) when the manifest's snapshot was made for
+// `pyodideVersion` and for the manifest's own engine files; otherwise `{ use: false, reason }`,
+// and the worker starts Pyodide plainly.
 export function snapshotPlan(manifest, pyodideVersion) {
   const entry = manifest && manifest.snapshot;
   if (!entry || typeof entry !== "object") return { use: false, reason: "no snapshot in the manifest" };
   if (entry.pyodide !== pyodideVersion || manifest.pyodide !== pyodideVersion) {
     return { use: false, reason: `snapshot made for Pyodide ${entry.pyodide}, this page loads ${pyodideVersion}` };
   }
-  if (!fileEntry(entry.snapshot) || !fileEntry(entry.stdlib)) return { use: false, reason: "snapshot entry incomplete" };
+  const parts = snapshotParts(entry.snapshot);
+  const base = parts && baseEntry(entry.snapshot.base, entry.snapshot.bytes);
+  if (!parts || !base || !fileEntry(entry.stdlib)) return { use: false, reason: "snapshot entry incomplete" };
   if (!manifest.files || engineKey(entry.engine) !== engineKey(manifest.files)) {
     return { use: false, reason: "snapshot made for other engine files" };
   }
   return {
     use: true,
-    snapshot: { path: entry.snapshot.file, sha256: entry.snapshot.sha256 },
+    snapshot: { parts, bytes: entry.snapshot.bytes, base },
     stdlib: { path: entry.stdlib.file, sha256: entry.stdlib.sha256 },
     engine: engineKey(manifest.files),
+    // Pyodide's lock file reduced to what a runtime that loads no package reads (its `info`,
+    // checked by Pyodide against itself), or null: Pyodide then fetches pyodide-lock.json.
+    lockInfo: lockInfo(entry.lock_info),
   };
 }
