@@ -583,19 +583,28 @@ def _best_price(
     """The lowest price per million output tokens over the users the node holds, and where it is reached.
 
     Up to what memory holds at the context and the runtime's default batch limit per replica.
+    The price per output token is a decode step's time per sequence (each user's prefill takes
+    as much of the hour as it adds to the cycle), and a step's time grows less than its batch:
+    the weights are read once for every sequence, the experts and embedding rows it touches and
+    its all-reduces' latency grow slower still, the rest grows in proportion. So the price falls
+    as users are added and the lowest is at the most a replica holds (tests/test_fit.py checks
+    it against every batch, for every model, format and node of the catalog).
     """
-    most = min(sizing.most_sequences(layout, work.context), max_sequences(runtime, gpu), MAX_CONCURRENCY // replicas)
+    most = _most_batch(work, sizing, layout, replicas, gpu, runtime)
     if most < 1:
         return None, 0
-    batches = sorted({*(2**i for i in range(most.bit_length()) if 2**i <= most), most})
-    best: tuple[float, int] | None = None
-    for batch in batches:
-        load = _load(serving, work, batch, sizing.loads)
-        price, _ = _prices(price_hour, load.total * replicas, load.prefill_share, work)
-        if best is None or price < best[0]:
-            best = (price, batch * replicas)
-    assert best is not None
-    return best
+    return _price_at(work, serving, sizing, replicas, price_hour, most), most * replicas
+
+
+def _most_batch(work: Workload, sizing: _Sizing, layout: Layout, replicas: int, gpu: Gpu, runtime: Runtime) -> int:
+    """The most users one replica takes: what memory holds at the context, within the runtime's batch limit."""
+    return min(sizing.most_sequences(layout, work.context), max_sequences(runtime, gpu), MAX_CONCURRENCY // replicas)
+
+
+def _price_at(work: Workload, serving: Serving, sizing: _Sizing, replicas: int, price_hour: float, batch: int) -> float:
+    """The price per million output tokens with `batch` users on each replica."""
+    load = _load(serving, work, batch, sizing.loads)
+    return _prices(price_hour, load.total * replicas, load.prefill_share, work)[0]
 
 
 def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Serving:
