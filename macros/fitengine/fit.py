@@ -219,6 +219,9 @@ class _Sizing:
         self._most: dict[tuple[object, ...], int] = {}
         self.loads: dict[tuple[object, ...], _Load] = {}  # shared by the nodes of this card
         self.servings: dict[tuple[object, ...], Serving] = {}
+        # The layouts tried on a node of n cards and why each is refused: the same for every card
+        # (fit_all shares one dict between its sizings).
+        self.tried: dict[int, list[tuple[Layout, Reason | None]]] = {}
 
     def fp8_kv(self) -> _Sizing:
         """The same arithmetic with an FP8 KV cache (made once, when a row asks)."""
@@ -367,7 +370,9 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
         )
 
     support = format_support(gpu, work.format, is_moe)
-    tried = _accepted(work, runtime, node.count)
+    tried = sizing.tried.get(node.count)
+    if tried is None:
+        tried = sizing.tried[node.count] = _accepted(work, runtime, node.count)
     accepted = [lay for lay, why in tried if why is None]
     widest = max(accepted, key=lambda lay: (lay.cards, -lay.pp, -lay.ep)) if accepted else Layout()
     if work.layout is not None and work.layout.cards > node.count:
@@ -618,11 +623,13 @@ def fit_all(catalog: Catalog, work: Workload) -> list[NodeFit]:
     """Every node of the catalog, in catalog order."""
     runtime = resolve_runtime(catalog, work)
     sizings: dict[str, _Sizing] = {}
+    tried: dict[int, list[tuple[Layout, Reason | None]]] = {}
     out = []
     for node in catalog.nodes:
         sizing = sizings.get(node.gpu)
         if sizing is None:
             sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu], runtime)
+            sizing.tried = tried
         out.append(fit_node(catalog, work, node, sizing))
     return out
 
