@@ -500,8 +500,11 @@ class Configurator {
     this.showAnswer(result, request);
     afterPaint(() => {
       performance.mark("configurator-painted");
+      // The chart's width is read while the page's layout is still the one just painted (free),
+      // not after the other rows are patched (which would lay the whole table out again at once).
+      const width = this.chart.clientWidth;
       if (this.pendingRows === later) this.flushRows();
-      this.drawChart(); // below the table: drawn once the table is on screen
+      this.drawChart(width); // below the table: drawn once the table is on screen
     });
   }
 
@@ -733,7 +736,8 @@ class Configurator {
     setAttr(button, "aria-expanded", String(this.showNone));
   }
 
-  drawChart() {
+  // `width`: the chart's, when the caller read it at a cheaper moment (0: it was hidden).
+  drawChart(width = 0) {
     if (this.compact) return;
     // Drawn from the table's own data, so the build-time table gets its chart too.
     const kind = this.table.dataset.kind;
@@ -752,7 +756,7 @@ class Configurator {
     if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t.alt_best_per_mtok;
     if (summary.recommended) highlight[summary.recommended] = this.t.chart_recommended;
     this.chart.hidden = false;
-    const svg = chartSvg(points, { width: this.chart.clientWidth, t: this.t, f: this.f, diffusion: kind === "diffusion", highlight });
+    const svg = chartSvg(points, { width: width || this.chart.clientWidth, t: this.t, f: this.f, diffusion: kind === "diffusion", highlight });
     if (this._chart !== svg) {
       this._chart = svg;
       this.chart.innerHTML = svg;
