@@ -54,6 +54,12 @@ def sort_value(row: dict[str, Any], column: Column, kind: str) -> Any:
     return row.get(key) if key else None
 
 
+def shown_look(verdict: str) -> str:
+    """What a row's look follows (its data-shown): whether it fits, not how. The widget changes
+    the attribute only when that changes, and each change restyles the row's every cell."""
+    return "none" if verdict == "none" else "fits"
+
+
 def _raw(value: Any) -> str:
     """A raw number as JavaScript's String() writes it (358, not 358.0), for data attributes."""
     if value is None:
@@ -510,7 +516,7 @@ class ConfiguratorHtml:
         attrs = (
             f'data-node="{escape(r["node"])}" data-verdict="{r["verdict"]}" data-cards="{cards}" '
             f'data-tok-s="{_raw(raw_tok)}" data-price-month="{_raw(r["price_month_usd"])}" '
-            f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}" data-shown="{r["verdict"]}" '
+            f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}" data-shown="{shown_look(r["verdict"])}" '
             f'data-order="{order}" {sort_values}'
         )
         return f"<tr {attrs}>{''.join(cells[col] for col in COLUMN_IDS)}</tr>"

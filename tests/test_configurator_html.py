@@ -40,6 +40,8 @@ def test_the_table_follows_the_engines_column_list(catalog, model, fmt):
         numbers = [c for c in TABLE_COLUMNS if c.sort == "number"]
         assert list(values) == [c.id.replace("_", "-") for c in numbers]
         r = by_node[re.search(r'data-node="([^"]+)"', attrs).group(1)]
+        # The row's look (data-shown) follows whether it fits, not how.
+        assert re.search(r'data-shown="([^"]*)"', attrs).group(1) == ("none" if r["verdict"] == "none" else "fits")
         for c in numbers:
             key = c.key_diffusion if kind == "diffusion" else c.key
             raw = values[c.id.replace("_", "-")]

@@ -123,6 +123,54 @@ def test_prices_per_month_hour_and_million_tokens(catalog):
     assert 1 <= r.best_concurrency <= r.max_concurrency
 
 
+def _price_per_million_output(serving, work, batch, replicas, price_hour):
+    """The price per million output tokens with `batch` users per replica, from the serving model's
+    own step and prefill times: a cycle decodes every answer and prefills every prompt once."""
+    answer = work.output_tokens
+    step = serving.decode_step(batch, work.input_tokens + answer / 2).seconds
+    prefill = serving.prefill_seconds(work.input_tokens)
+    cycle = answer * step + batch * prefill
+    outputs_per_hour = replicas * batch * answer / cycle * 3600
+    return price_hour * (answer * step / cycle) / outputs_per_hour * 1e6
+
+
+@pytest.mark.parametrize(("context", "concurrency"), [(None, None), (32768, 4)])
+def test_the_best_price_is_the_lowest_over_every_batch_a_replica_holds(catalog, context, concurrency):
+    """The best price per million output tokens is taken where a replica holds the most users:
+    searched over every batch from one user up, for every model, format and node of the catalog,
+    none is cheaper, and the engine names that batch."""
+    from macros.fitengine import fit
+
+    checked = 0
+    for model in catalog.llms:
+        for fmt in catalog.formats:
+            try:
+                work = workload(catalog, model, fmt, context, concurrency)
+            except EngineError:
+                continue
+            runtime = fit.resolve_runtime(catalog, work)
+            for node, row in zip(catalog.nodes, fit_all(catalog, work), strict=True):
+                if row.verdict == "none":
+                    continue
+                gpu = catalog.gpus[node.gpu]
+                layout = fit.Layout(row.tensor_parallel, row.pipeline_parallel, row.expert_parallel)
+                replicas = node.count // layout.cards
+                serving = fit.replica(catalog, work, node, layout)
+                sizing = fit._Sizing(catalog, work, gpu, runtime)
+                most = fit._most_batch(work, sizing, layout, replicas, gpu, runtime)
+                assert most >= 1, (model, fmt, node.id)
+                prices = [
+                    _price_per_million_output(serving, work, b, replicas, row.price_hour_usd)
+                    for b in range(1, most + 1)
+                ]
+                cheapest = min(prices)
+                where = (model, fmt, node.id)
+                assert row.best_usd_per_million_output_tokens == pytest.approx(cheapest, rel=1e-12), where
+                assert row.best_concurrency == (prices.index(cheapest) + 1) * replicas, where
+                checked += 1
+    assert checked > 500  # most of the catalog's rows fit somewhere
+
+
 def test_a_lone_user_pays_far_more_per_token_than_a_full_node(catalog):
     """The issue's example: one sequence on four A100 costs tens of dollars per million output
     tokens; the same node serving 64 sequences costs a few."""

@@ -219,6 +219,9 @@ class _Sizing:
         self._most: dict[tuple[object, ...], int] = {}
         self.loads: dict[tuple[object, ...], _Load] = {}  # shared by the nodes of this card
         self.servings: dict[tuple[object, ...], Serving] = {}
+        # The layouts tried on a node of n cards and why each is refused: the same for every card
+        # (fit_all shares one dict between its sizings).
+        self.tried: dict[int, list[tuple[Layout, Reason | None]]] = {}
 
     def fp8_kv(self) -> _Sizing:
         """The same arithmetic with an FP8 KV cache (made once, when a row asks)."""
@@ -367,7 +370,9 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
         )
 
     support = format_support(gpu, work.format, is_moe)
-    tried = _accepted(work, runtime, node.count)
+    tried = sizing.tried.get(node.count)
+    if tried is None:
+        tried = sizing.tried[node.count] = _accepted(work, runtime, node.count)
     accepted = [lay for lay, why in tried if why is None]
     widest = max(accepted, key=lambda lay: (lay.cards, -lay.pp, -lay.ep)) if accepted else Layout()
     if work.layout is not None and work.layout.cards > node.count:
@@ -583,19 +588,28 @@ def _best_price(
     """The lowest price per million output tokens over the users the node holds, and where it is reached.
 
     Up to what memory holds at the context and the runtime's default batch limit per replica.
+    The price per output token is a decode step's time per sequence (each user's prefill takes
+    as much of the hour as it adds to the cycle), and a step's time grows less than its batch:
+    the weights are read once for every sequence, the experts and embedding rows it touches and
+    its all-reduces' latency grow slower still, the rest grows in proportion. So the price falls
+    as users are added and the lowest is at the most a replica holds (tests/test_fit.py checks
+    it against every batch, for every model, format and node of the catalog).
     """
-    most = min(sizing.most_sequences(layout, work.context), max_sequences(runtime, gpu), MAX_CONCURRENCY // replicas)
+    most = _most_batch(work, sizing, layout, replicas, gpu, runtime)
     if most < 1:
         return None, 0
-    batches = sorted({*(2**i for i in range(most.bit_length()) if 2**i <= most), most})
-    best: tuple[float, int] | None = None
-    for batch in batches:
-        load = _load(serving, work, batch, sizing.loads)
-        price, _ = _prices(price_hour, load.total * replicas, load.prefill_share, work)
-        if best is None or price < best[0]:
-            best = (price, batch * replicas)
-    assert best is not None
-    return best
+    return _price_at(work, serving, sizing, replicas, price_hour, most), most * replicas
+
+
+def _most_batch(work: Workload, sizing: _Sizing, layout: Layout, replicas: int, gpu: Gpu, runtime: Runtime) -> int:
+    """The most users one replica takes: what memory holds at the context, within the runtime's batch limit."""
+    return min(sizing.most_sequences(layout, work.context), max_sequences(runtime, gpu), MAX_CONCURRENCY // replicas)
+
+
+def _price_at(work: Workload, serving: Serving, sizing: _Sizing, replicas: int, price_hour: float, batch: int) -> float:
+    """The price per million output tokens with `batch` users on each replica."""
+    load = _load(serving, work, batch, sizing.loads)
+    return _prices(price_hour, load.total * replicas, load.prefill_share, work)[0]
 
 
 def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Serving:
@@ -609,11 +623,13 @@ def fit_all(catalog: Catalog, work: Workload) -> list[NodeFit]:
     """Every node of the catalog, in catalog order."""
     runtime = resolve_runtime(catalog, work)
     sizings: dict[str, _Sizing] = {}
+    tried: dict[int, list[tuple[Layout, Reason | None]]] = {}
     out = []
     for node in catalog.nodes:
         sizing = sizings.get(node.gpu)
         if sizing is None:
             sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu], runtime)
+            sizing.tried = tried
         out.append(fit_node(catalog, work, node, sizing))
     return out
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { compareRows, nextSort, sortValue } from "../../overrides/assets/javascripts/configurator/sort.js";
+import { compareRows, nextSort, positionsToMove, sortValue } from "../../overrides/assets/javascripts/configurator/sort.js";
 
 const sorted = (rows, dir, locale = "en") => [...rows].sort((a, b) => compareRows(a, b, dir, locale)).map((r) => r.id);
 
@@ -52,4 +52,39 @@ test("text columns compare in the page's locale", () => {
 test("a second click on a header reverses it, another header starts ascending", () => {
   assert.deepEqual(nextSort({ col: "price_month", dir: 1 }, "price_month"), { col: "price_month", dir: -1 });
   assert.deepEqual(nextSort({ col: "price_month", dir: -1 }, "ttft"), { col: "ttft", dir: 1 });
+});
+
+// Applies the moves as the widget does: the rows outside the run, each put before its successor.
+function reorder(current) {
+  const moving = positionsToMove(current);
+  const list = [...current];
+  for (let position = current.length - 1; position >= 0; position--) {
+    if (!moving.has(position)) continue;
+    list.splice(list.indexOf(position), 1);
+    const next = list.indexOf(position + 1);
+    list.splice(next === -1 ? list.length : next, 0, position);
+  }
+  return { moved: moving.size, list };
+}
+
+test("reordering moves only the rows out of place, and ends in order", () => {
+  // One row from the top to the bottom: it alone moves (not the three below it).
+  assert.deepEqual(reorder([3, 0, 1, 2]), { moved: 1, list: [0, 1, 2, 3] });
+  assert.deepEqual(reorder([1, 2, 3, 0]), { moved: 1, list: [0, 1, 2, 3] });
+  assert.deepEqual(reorder([0, 1, 2, 3]), { moved: 0, list: [0, 1, 2, 3] });
+  assert.deepEqual(reorder([3, 2, 1, 0]), { moved: 3, list: [0, 1, 2, 3] });
+  assert.deepEqual(reorder([]), { moved: 0, list: [] });
+  // Every permutation of six rows ends in order, moving as few as its longest ordered run allows.
+  const permutations = (items) =>
+    items.length <= 1 ? [items] : items.flatMap((x, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((p) => [x, ...p]));
+  const longestRun = (p) => {
+    const best = p.map(() => 1);
+    p.forEach((x, i) => p.slice(0, i).forEach((y, j) => y < x && (best[i] = Math.max(best[i], best[j] + 1))));
+    return Math.max(0, ...best);
+  };
+  for (const p of permutations([0, 1, 2, 3, 4, 5])) {
+    const { moved, list } = reorder(p);
+    assert.deepEqual(list, [0, 1, 2, 3, 4, 5], p.join());
+    assert.equal(moved, p.length - longestRun(p), p.join());
+  }
 });

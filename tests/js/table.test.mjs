@@ -72,3 +72,11 @@ test("a column without a key for the model's kind carries no value", () => {
   assert.equal(data.vTtft, "");
   assert.equal(data.vPerUser, "0.5");
 });
+
+test("a row's look follows whether it fits, not how (its data-shown)", () => {
+  const columns = [col("node", "text")];
+  const shown = (verdict) => rowHtml({ ...row, verdict }, "llm", 0, t, f, { a: "Card A" }, columns).match(/data-shown="([^"]*)"/)[1];
+  assert.equal(shown("single"), "fits");
+  assert.equal(shown("split"), "fits");
+  assert.equal(shown("none"), "none");
+});

@@ -11,12 +11,13 @@ import { toCsv, csvRow } from "./configurator/csv.js";
 import { escapeHtml, fill, formatters, users } from "./configurator/format.js";
 import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { chartSvg } from "./configurator/chart.js";
-import { compareRows, nextSort, sortValue } from "./configurator/sort.js";
+import { compareRows, nextSort, positionsToMove, sortValue } from "./configurator/sort.js";
 import { OPTIONS, URL_VERSION, decodeCustom, queryFor, sameWorkload, wholeIn } from "./configurator/state.js";
-import { barHtml, barView, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts } from "./configurator/table.js";
+import { barHtml, barView, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts, shownLook } from "./configurator/table.js";
 
 const DEFAULT_SORT = { col: "price_month", dir: 1 };
 const NOTICE_MS = 4000;
+const DIM_MS = 200; // a pending answer dims after this long
 
 // Writing a DOM property restyles even when the value is the same: write only what changed.
 function setIfChanged(target, key, value) {
@@ -67,6 +68,7 @@ class Configurator {
     this.answers = new Map(); // format -> promise of the build's answers for every model
     this.loadedAnswers = new Map(); // format -> those answers, once downloaded
     this.generation = 0;
+    this.dimTimer = null;
     this.visibleRows = null;
     this.pendingRows = [];
     this.rowsFromDom();
@@ -115,7 +117,9 @@ class Configurator {
   }
 
   bind() {
+    let typing = null;
     const change = () => {
+      clearTimeout(typing); // a value typed and then confirmed (Enter, leaving the field) is asked once
       this.urlNotes = []; // the reader has moved on from the shared link: its notes no longer apply
       this.start();
       this.update();
@@ -123,7 +127,6 @@ class Configurator {
     // A model chosen starts in its native format (the select's own listener runs before the form's).
     this.form.model.addEventListener("change", () => this.useNativeFormat());
     this.form.addEventListener("change", change);
-    let typing = null;
     this.form.addEventListener("input", (event) => {
       if (event.target.tagName === "SELECT") return;
       clearTimeout(typing);
@@ -387,12 +390,19 @@ class Configurator {
     scrollBy({ top: Math.min(last + 16 - innerHeight, first - header), behavior: smooth ? "smooth" : "auto" });
   }
 
-  // The card and the table say that they do not answer the fields yet: dimmed (after a short
-  // delay, in CSS, so a quick answer does not flash), aria-busy, and what is being computed.
+  // The card and the table say that they do not answer the fields yet: aria-busy, what is being
+  // computed, and dimmed after a short delay (so that a quick answer neither flashes nor
+  // restyles the whole table twice).
   setPending(state, request) {
     setIfChanged(this.card.dataset, "state", state);
     setAttr(this.card, "aria-busy", "true");
     setAttr(this.table, "aria-busy", "true");
+    if (this.dimTimer === null) {
+      this.dimTimer = setTimeout(() => {
+        this.card.dataset.dim = "";
+        this.table.dataset.dim = "";
+      }, DIM_MS);
+    }
     let text = this.t.invalid;
     if (state === "pending") {
       text = fill(this.t.pending, { context: this.f.number(request.context, 0), users: users(this.t, this.f, request.concurrency) });
@@ -490,8 +500,11 @@ class Configurator {
     this.showAnswer(result, request);
     afterPaint(() => {
       performance.mark("configurator-painted");
+      // The chart's width is read while the page's layout is still the one just painted (free),
+      // not after the other rows are patched (which would lay the whole table out again at once).
+      const width = this.chart.clientWidth;
       if (this.pendingRows === later) this.flushRows();
-      this.drawChart(); // below the table: drawn once the table is on screen
+      this.drawChart(width); // below the table: drawn once the table is on screen
     });
   }
 
@@ -556,6 +569,10 @@ class Configurator {
     }
     setAttr(card, "aria-busy", "false");
     setAttr(this.table, "aria-busy", "false");
+    clearTimeout(this.dimTimer);
+    this.dimTimer = null;
+    delete card.dataset.dim;
+    delete this.table.dataset.dim;
     const said = announcement(view, this.t);
     if (this._announced !== said) {
       this._announced = said;
@@ -601,7 +618,7 @@ class Configurator {
   patchCells(tr, r, kind) {
     // data-verdict (read by filters and sorting) is already set; data-shown is what the row's
     // look follows, so a row off screen is restyled when its cells are, after the frame.
-    setIfChanged(tr.dataset, "shown", r.verdict);
+    setIfChanged(tr.dataset, "shown", shownLook(r.verdict));
     const cells = tr.cells;
     const texts = rowTexts(r, kind, this.t, this.f);
     this.columns.forEach(({ id: col }, i) => {
@@ -665,8 +682,8 @@ class Configurator {
   }
 
   // Rows in the current order, on raw values (`datas`: each row's data attributes as just
-  // written, else read from the row). Only the rows out of place are moved: a moved row is
-  // restyled whole.
+  // written, else read from the row). Only the rows out of place are moved, as few as can be:
+  // a moved row is restyled and laid out whole.
   sortRows(datas) {
     const { col, dir } = this.sort;
     const index = this.columns.findIndex((c) => c.id === col);
@@ -677,10 +694,11 @@ class Configurator {
       return { tr, verdict: data.verdict, order: data.order, value };
     });
     keyed.sort((a, b) => compareRows(a, b, dir, this.locale));
-    const current = this.tbody.rows;
-    keyed.forEach((k, i) => {
-      if (current[i] !== k.tr) this.tbody.insertBefore(k.tr, current[i]);
-    });
+    const position = new Map(keyed.map((k, i) => [k.tr, i]));
+    const moving = positionsToMove(Array.from(this.tbody.rows, (tr) => position.get(tr)));
+    for (let i = keyed.length - 1; i >= 0; i--) {
+      if (moving.has(i)) this.tbody.insertBefore(keyed[i].tr, i + 1 < keyed.length ? keyed[i + 1].tr : null);
+    }
     this.showSortState();
   }
 
@@ -718,7 +736,8 @@ class Configurator {
     setAttr(button, "aria-expanded", String(this.showNone));
   }
 
-  drawChart() {
+  // `width`: the chart's, when the caller read it at a cheaper moment (0: it was hidden).
+  drawChart(width = 0) {
     if (this.compact) return;
     // Drawn from the table's own data, so the build-time table gets its chart too.
     const kind = this.table.dataset.kind;
@@ -737,7 +756,7 @@ class Configurator {
     if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t.alt_best_per_mtok;
     if (summary.recommended) highlight[summary.recommended] = this.t.chart_recommended;
     this.chart.hidden = false;
-    const svg = chartSvg(points, { width: this.chart.clientWidth, t: this.t, f: this.f, diffusion: kind === "diffusion", highlight });
+    const svg = chartSvg(points, { width: width || this.chart.clientWidth, t: this.t, f: this.f, diffusion: kind === "diffusion", highlight });
     if (this._chart !== svg) {
       this._chart = svg;
       this.chart.innerHTML = svg;

@@ -84,7 +84,8 @@ export function startEngine(widget, warm = null) {
       if (message.started) started = message.started;
       listeners.forEach((listener) => listener(message));
     } else if (pending.has(message.id)) {
-      pending.get(message.id)(message);
+      // The engine's reply, {ok, result} or {ok: false, error, code, params}, comes as the JSON it wrote.
+      pending.get(message.id)(typeof message.reply === "string" ? { ...message, ...JSON.parse(message.reply) } : message);
       pending.delete(message.id);
     }
   };

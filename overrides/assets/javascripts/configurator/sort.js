@@ -32,3 +32,26 @@ export function compareRows(a, b, dir, locale) {
 export function nextSort(current, col) {
   return current && current.col === col ? { col, dir: -current.dir } : { col, dir: 1 };
 }
+
+// Which items to move so that `current` (a list of positions in the new order, as it stands)
+// reads 0, 1, 2...: every item outside a longest run already in order. A moved table row is
+// laid out and styled again whole, so the fewer the better: one row that goes from the top to
+// the bottom moves alone, not the forty that were below it. Returns a Set of new positions.
+export function positionsToMove(current) {
+  // Patience sorting: tails[k] is the index in `current` ending the best increasing run of length k + 1.
+  const tails = [];
+  const before = new Array(current.length).fill(-1);
+  current.forEach((value, i) => {
+    let lo = 0, hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (current[tails[mid]] < value) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) before[i] = tails[lo - 1];
+    tails[lo] = i;
+  });
+  const staying = new Set();
+  for (let i = tails.length ? tails[tails.length - 1] : -1; i !== -1; i = before[i]) staying.add(current[i]);
+  return new Set(current.filter((value) => !staying.has(value)));
+}

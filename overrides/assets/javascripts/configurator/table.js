@@ -110,6 +110,10 @@ export function barHtml(bar) {
   );
 }
 
+// What a row's look follows (its data-shown): whether it fits, not how. The attribute changes
+// only when that does, since each change restyles the row's every cell.
+export const shownLook = (verdict) => (verdict === "none" ? "none" : "fits");
+
 const DATA_ATTRS = ["node", "verdict", "cards", "tokS", "priceMonth", "gpu", "link"];
 const kebab = (key) => key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 
@@ -141,7 +145,7 @@ export function rowHtml(r, kind, order, t, f, gpuNames, columns) {
   const d = rowData(r, kind, order, columns);
   const attrs = [
     ...DATA_ATTRS.map((key) => `data-${kebab(key)}="${escapeHtml(d[key])}"`),
-    `data-shown="${escapeHtml(d.verdict)}"`,
+    `data-shown="${shownLook(r.verdict)}"`,
     `data-order="${d.order}"`,
     ...columns.filter((c) => c.sort === "number").map((c) => `data-v-${c.id.replace(/_/g, "-")}="${d[camel(c.id)]}"`),
   ];
