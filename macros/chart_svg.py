@@ -113,7 +113,6 @@ class _Drawer:
         self.process = subprocess.Popen(
             [
                 node,
-                "--disable-warning=MODULE_TYPELESS_PACKAGE_JSON",
                 "--input-type=module",
                 "-e",
                 _SCRIPT % tuple(urls),
