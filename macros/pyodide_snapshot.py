@@ -45,7 +45,12 @@ BUILDER = Path(__file__).with_suffix(".mjs")
 CACHE = ROOT / ".cache" / "snapshot"
 STDLIB_PREFIX = "/lib/python"
 OFF = ("0", "off", "no", "false")
-PART_BYTES = 4 << 20  # kept by a private window's in-memory HTTP cache (Chromium 156), unlike 31 MB in one
+# The snapshot is shipped in parts of at most this size (the worker fetches and checks them side
+# by side). One part, measured (bench/results.md, 2026-12-02): with 4 MiB parts a private
+# window's in-memory cache kept them for return visits, but the first visit's parallel downloads
+# made the configurator ready 0.4 to 0.6 s later on the bench's 2-core machine (ready ratio 0.55
+# against 0.47 as one file). Lower it for a host that limits a file's size.
+PART_BYTES = 64 << 20
 
 
 class SnapshotError(RuntimeError):

@@ -18,6 +18,7 @@ import pytest
 
 from macros.fitengine import answer
 from macros.pyodide_dist import PYODIDE, pyodide_version
+from macros.pyodide_snapshot import PART_BYTES
 
 from .browser import wait_until
 from .conftest import ROOT
@@ -48,12 +49,12 @@ def test_the_manifest_names_the_snapshot_made_from_the_shipped_engine(site):
         assert hashlib.sha256(data).hexdigest() == part["sha256"]
         assert len(data) == part["bytes"]
         assert part["sha256"][:16] in part["file"]  # a new snapshot gets a new name
-    # The parts, in order, are the heap the builder saved; each is small enough for a private
-    # window's HTTP cache to keep (Chromium 156 kept 4 MiB parts, not one 31 MB file).
+    # The parts, in order, are the heap the builder saved, none larger than the build's limit.
     heap = heap_of(site)
     assert len(heap) == entry["snapshot"]["bytes"] and hashlib.sha256(heap).hexdigest() == entry["snapshot"]["sha256"]
-    assert len(entry["snapshot"]["parts"]) > 1
-    assert all(part["bytes"] <= 4 << 20 for part in entry["snapshot"]["parts"])
+    sizes = [part["bytes"] for part in entry["snapshot"]["parts"]]
+    assert all(0 < size <= PART_BYTES for size in sizes) and sum(sizes) == len(heap)
+    assert len(sizes) == -(-len(heap) // PART_BYTES)
     # Only the files the manifest names are shipped: no part of an earlier snapshot is left.
     named = {part["file"] for part in entry["snapshot"]["parts"]}
     assert {p.name for p in (site / "engine").glob("snapshot-*.bin")} == named
