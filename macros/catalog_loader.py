@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from macros.catalog_checks import Problem, check, non_finite
+from macros.file_stamps import stamp, stamps
 from macros.fitengine.catalog import Catalog
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
@@ -167,7 +168,7 @@ _cache: dict[tuple[Any, ...], tuple[dict[str, Any], list[Problem]]] = {}
 
 def _fingerprint(directory: Path) -> tuple[Any, ...]:
     files = [directory / f"{name}.yaml" for name in FILES] + sorted((directory / "schema").glob("*.json"))
-    return (str(directory.resolve()), *((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.is_file()))
+    return (str(directory.resolve()), *stamps(files))
 
 
 def read_catalog(directory: Path | str = CATALOG_DIR) -> tuple[dict[str, Any], list[Problem]]:
@@ -192,7 +193,7 @@ _files: dict[str, tuple[tuple[Any, ...], Any, list[Problem]]] = {}
 
 def _read_catalog(directory: Path) -> tuple[dict[str, Any], list[Problem]]:
     schema_files = sorted(_schema_dir(directory).glob("*.schema.json"))
-    schemas_read = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in schema_files)
+    schemas_read = stamps(schema_files)
     loaded: tuple[Registry, dict[str, dict[str, Any]]] | None = None
     data: dict[str, Any] = {}
     problems: list[Problem] = []
@@ -202,13 +203,12 @@ def _read_catalog(directory: Path) -> tuple[dict[str, Any], list[Problem]]:
         if not path.is_file():
             problems.append(Problem(file, "(file)", "(file)", f"expected the file {path.name} in {directory}"))
             continue
-        stat = path.stat()
-        stamp = (stat.st_mtime_ns, stat.st_size, schemas_read)
+        now = (*stamp(path), schemas_read)
         kept = _files.get(str(path))
-        if kept is None or kept[0] != stamp:
+        if kept is None or kept[0] != now:
             if loaded is None:
                 loaded = _schemas(directory)
-            kept = _files[str(path)] = (stamp, *_read_file(file, path, name, *loaded))
+            kept = _files[str(path)] = (now, *_read_file(file, path, name, *loaded))
         _, document, file_problems = kept
         problems += file_problems
         if document is not None:

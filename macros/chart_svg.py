@@ -20,6 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from macros.file_stamps import stamps
+
 JAVASCRIPTS = Path(__file__).resolve().parent.parent / "overrides" / "assets" / "javascripts" / "configurator"
 BUILD_WIDTH = 640  # the width the build draws at (chart.js's own default): the widget redraws at its box's
 # Reads one {points, opts, locale} a line on stdin and writes one line of JSON for each, {svg}
@@ -79,9 +81,9 @@ def chart_svg(
     return _draw(json.dumps({"points": points, "opts": opts, "locale": locale}, ensure_ascii=False, allow_nan=False))
 
 
-def modules_read() -> tuple[tuple[int, int], ...]:
+def modules_read() -> tuple[tuple[str, int, int], ...]:
     """The time and size of the modules Node draws with: a chart drawn before they changed is stale."""
-    return tuple((p.stat().st_mtime_ns, p.stat().st_size) for p in (JAVASCRIPTS / name for name in MODULES))
+    return stamps(JAVASCRIPTS / name for name in MODULES)
 
 
 class _Drawer:
@@ -89,7 +91,7 @@ class _Drawer:
 
     def __init__(self) -> None:
         self.process: subprocess.Popen[str] | None = None
-        self.modules: tuple[tuple[int, int], ...] = ()
+        self.modules: tuple[tuple[str, int, int], ...] = ()
         self.drawn: dict[str, str] = {}
         self.errors: Any = None  # Node's stderr
 

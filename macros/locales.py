@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from macros.file_stamps import read_when_changed
+
 ROOT = Path(__file__).resolve().parent.parent
 BASE_CONFIG = ROOT / "mkdocs.yml"
 
@@ -35,21 +37,9 @@ class Locale:
         return self._setting("site_name")
 
     def _setting(self, name: str) -> Any:
-        own = _config(self.config)
-        return own[name] if name in own else _config(BASE_CONFIG)[name]
-
-
-_read: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
-
-
-def _config(path: Path) -> dict[str, Any]:
-    """A config file's YAML, read again only when the file changed (every page's check asks)."""
-    stat = path.stat()
-    stamp = (stat.st_mtime_ns, stat.st_size)
-    kept = _read.get(path)
-    if kept is None or kept[0] != stamp:
-        kept = _read[path] = (stamp, yaml.safe_load(path.read_text(encoding="utf-8")))
-    return kept[1]
+        # Read again only when a config changed (every page's check asks).
+        own = read_when_changed(self.config, yaml.safe_load)
+        return own[name] if name in own else read_when_changed(BASE_CONFIG, yaml.safe_load)[name]
 
 
 @cache

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from macros.file_stamps import read_when_changed, stamps
 from macros.fitengine import Catalog, EngineError, Llm, from_hf_config
 
 # Records name synthetic nodes (a catalog card at another count) and compare replica-level
@@ -51,17 +52,15 @@ class Check:
 
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it
-_READ: dict[Path, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
+
+
+def _parse_records(text: str) -> list[dict[str, Any]]:
+    return yaml.load(text, Loader=_LOADER)["records"]
 
 
 def records(directory: Path = VALIDATION_DIR) -> list[dict[str, Any]]:
     """The records file, as data (read again only when the file changed: the pages ask twice)."""
-    path = directory / "records.yaml"
-    stat = path.stat()
-    key = (stat.st_mtime_ns, stat.st_size)
-    if path not in _READ or _READ[path][0] != key:
-        _READ[path] = (key, yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)["records"])
-    return copy.deepcopy(_READ[path][1])
+    return copy.deepcopy(read_when_changed(directory / "records.yaml", _parse_records))
 
 
 def _model(catalog: Catalog, ref: str, directory: Path) -> Llm:
@@ -182,9 +181,8 @@ def check_all(catalog: Catalog, directory: Path = VALIDATION_DIR) -> tuple[Check
     from macros.engine_cache import kept
 
     files = [directory / "records.yaml", *sorted((directory / "configs").glob("*.json"))]
-    stamps = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.is_file())
     return kept(
         catalog,
-        ("validation", str(directory.resolve()), stamps),
+        ("validation", str(directory.resolve()), stamps(files)),
         lambda: tuple(check_record(catalog, r, directory) for r in records(directory)),
     )
