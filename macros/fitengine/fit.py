@@ -200,7 +200,14 @@ def as_published(model: Llm, fmt: Format) -> Llm:
 class _Sizing:
     """Memory arithmetic for one model, format, runtime and card, shared by every layout tried."""
 
-    def __init__(self, catalog: Catalog, work: Workload, gpu: Gpu, runtime: Runtime) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        work: Workload,
+        gpu: Gpu,
+        runtime: Runtime,
+        tried: dict[int, list[tuple[Layout, Reason | None]]] | None = None,
+    ) -> None:
         a = catalog.assumptions
         self.work = work
         self.gpu = gpu
@@ -220,8 +227,8 @@ class _Sizing:
         self.loads: dict[tuple[object, ...], _Load] = {}  # shared by the nodes of this card
         self.servings: dict[tuple[object, ...], Serving] = {}
         # The layouts tried on a node of n cards and why each is refused: the same for every card
-        # (fit_all shares one dict between its sizings).
-        self.tried: dict[int, list[tuple[Layout, Reason | None]]] = {}
+        # (fit_all hands its sizings one dict).
+        self.tried: dict[int, list[tuple[Layout, Reason | None]]] = {} if tried is None else tried
 
     def fp8_kv(self) -> _Sizing:
         """The same arithmetic with an FP8 KV cache (made once, when a row asks)."""
@@ -628,8 +635,7 @@ def fit_all(catalog: Catalog, work: Workload) -> list[NodeFit]:
     for node in catalog.nodes:
         sizing = sizings.get(node.gpu)
         if sizing is None:
-            sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu], runtime)
-            sizing.tried = tried
+            sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu], runtime, tried)
         out.append(fit_node(catalog, work, node, sizing))
     return out
 
