@@ -3,8 +3,9 @@
 `make site` runs `macros/pyodide_snapshot.mjs` with the pinned Pyodide (node_modules/pyodide)
 on the engine files the site ships, and writes beside them:
 
-    site/engine/snapshot-<hash>.bin    the heap after `import fitengine.browser` (about 31 MB raw),
-                                       masked, in parts of 4 MiB at most, each named by its hash
+    site/engine/snapshot-<hash>.bin    the heap after `import fitengine.browser` (about 31 MB, of
+                                       which the 10 MB of pages not all zeros are shipped), masked,
+                                       in parts of `PART_BYTES` at most, each named by its hash
     site/engine/stdlib-<hash>.zip      the standard library modules the engine's import added,
                                        all the restored runtime reads (it holds the rest imported)
 
@@ -51,6 +52,10 @@ OFF = ("0", "off", "no", "false")
 # made the configurator ready 0.4 to 0.6 s later on the bench's 2-core machine (ready ratio 0.55
 # against 0.47 as one file). Lower it for a host that limits a file's size.
 PART_BYTES = 64 << 20
+# The heap's pages of this size that are all zeros are not shipped (about two thirds of its 31 MB:
+# the gap between the wasm's data and Python's heap, and the heap's free top): the worker's buffer
+# starts as zeros. Twenty fewer megabytes for the browser to inflate, hash and copy on every visit.
+PAGE_BYTES = 4096
 
 
 class SnapshotError(RuntimeError):
@@ -139,6 +144,21 @@ def _ship(engine: Path, kind: str, suffix: str, data: bytes, keep: set[str]) -> 
     return {"file": target.name, "sha256": digest, "bytes": len(data)}
 
 
+def stored_ranges(heap: bytes, page: int = PAGE_BYTES) -> list[list[int]]:
+    """The ranges `[from, to)` of `heap` to ship: its pages that are not all zeros, neighbours joined."""
+    zeros = bytes(page)
+    ranges: list[list[int]] = []
+    for at in range(0, len(heap), page):
+        chunk = heap[at : at + page]
+        if chunk == zeros[: len(chunk)]:
+            continue
+        if ranges and ranges[-1][1] == at:
+            ranges[-1][1] = at + len(chunk)
+        else:
+            ranges.append([at, at + len(chunk)])
+    return ranges
+
+
 def ship_snapshot(shared: Path) -> None:
     """Put the snapshot (in parts) and its standard library in site/engine/ and name them in the manifest."""
     from macros.pyodide_dist import PYODIDE, pyodide_version
@@ -150,11 +170,19 @@ def ship_snapshot(shared: Path) -> None:
     entry: dict[str, Any] = {"pyodide": pyodide_version(), "engine": manifest["files"]}
     keep: set[str] = set()
     heap = (folder / "snapshot.bin").read_bytes()
+    stored = stored_ranges(heap)
+    stream = b"".join(heap[start:end] for start, end in stored)
     parts = [
-        _ship(engine, "snapshot", "bin", heap[at : at + PART_BYTES], keep) for at in range(0, len(heap), PART_BYTES)
+        _ship(engine, "snapshot", "bin", stream[at : at + PART_BYTES], keep) for at in range(0, len(stream), PART_BYTES)
     ]
     base = json.loads((folder / "info.json").read_text())["base"]
-    entry["snapshot"] = {"sha256": _sha256(heap), "bytes": len(heap), "parts": parts, "base": base}
+    entry["snapshot"] = {
+        "sha256": _sha256(heap),
+        "bytes": len(heap),
+        "stored": stored,
+        "parts": parts,
+        "base": base,
+    }
     entry["stdlib"] = _ship(engine, "stdlib", "zip", (folder / "stdlib.zip").read_bytes(), keep)
     # The restored runtime loads no package: it is given the lock file's `info` (which Pyodide
     # checks against itself) and an empty package list, instead of fetching pyodide-lock.json.

@@ -18,7 +18,7 @@ import pytest
 
 from macros.fitengine import answer
 from macros.pyodide_dist import PYODIDE, pyodide_version
-from macros.pyodide_snapshot import PART_BYTES
+from macros.pyodide_snapshot import PAGE_BYTES, PART_BYTES
 
 from .browser import wait_until
 from .conftest import ROOT
@@ -30,10 +30,21 @@ def snapshot_entry(site):
     return json.loads((site / "engine" / "manifest.json").read_text())
 
 
-def heap_of(site) -> bytes:
-    """The snapshot's parts, put together as the worker does."""
+def stream_of(site) -> bytes:
+    """The snapshot's parts, end to end: the heap's stored ranges, one after the other."""
     parts = snapshot_entry(site)["snapshot"]["snapshot"]["parts"]
     return b"".join((site / "engine" / part["file"]).read_bytes() for part in parts)
+
+
+def heap_of(site) -> bytes:
+    """The whole heap, as the worker puts it together: zeros, with each stored range in its place."""
+    entry = snapshot_entry(site)["snapshot"]["snapshot"]
+    heap, stream, at = bytearray(entry["bytes"]), stream_of(site), 0
+    for start, end in entry["stored"]:
+        heap[start:end] = stream[at : at + end - start]
+        at += end - start
+    assert at == len(stream)
+    return bytes(heap)
 
 
 def test_the_manifest_names_the_snapshot_made_from_the_shipped_engine(site):
@@ -53,8 +64,20 @@ def test_the_manifest_names_the_snapshot_made_from_the_shipped_engine(site):
     heap = heap_of(site)
     assert len(heap) == entry["snapshot"]["bytes"] and hashlib.sha256(heap).hexdigest() == entry["snapshot"]["sha256"]
     sizes = [part["bytes"] for part in entry["snapshot"]["parts"]]
-    assert all(0 < size <= PART_BYTES for size in sizes) and sum(sizes) == len(heap)
-    assert len(sizes) == -(-len(heap) // PART_BYTES)
+    stream = stream_of(site)
+    assert all(0 < size <= PART_BYTES for size in sizes) and sum(sizes) == len(stream)
+    assert len(sizes) == -(-len(stream) // PART_BYTES)
+    # Only pages of zeros are left out: every page outside the stored ranges is zeros, every
+    # stored page holds something, and most of the heap is not shipped.
+    stored = entry["snapshot"]["stored"]
+    kept = set()
+    for start, end in stored:
+        assert start % PAGE_BYTES == 0 and (end % PAGE_BYTES == 0 or end == len(heap))
+        kept.update(range(start // PAGE_BYTES, -(-end // PAGE_BYTES)))
+    for index in range(-(-len(heap) // PAGE_BYTES)):
+        page = heap[index * PAGE_BYTES : (index + 1) * PAGE_BYTES]
+        assert (index in kept) == any(page), index
+    assert len(stream) < len(heap) / 2
     # Only the files the manifest names are shipped: no part of an earlier snapshot is left.
     named = {part["file"] for part in entry["snapshot"]["parts"]}
     assert {p.name for p in (site / "engine").glob("snapshot-*.bin")} == named
@@ -75,7 +98,7 @@ def test_the_restored_runtime_reads_only_pyodides_own_stdlib_files(site):
 RESTORE = r"""
 import { loadPyodide } from "%(pyodide)s";
 import createModule from "%(asm)s";
-import { initialImage, snapshotPlan, unmask } from "%(plan)s";
+import { initialImage, place, snapshotPlan, unmask } from "%(plan)s";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 const [engine, catalog, request] = process.argv.slice(2);
@@ -84,7 +107,13 @@ const [engine, catalog, request] = process.argv.slice(2);
 const manifest = JSON.parse(fs.readFileSync(`${engine}/manifest.json`, "utf8"));
 const plan = snapshotPlan(manifest, manifest.pyodide);
 if (!plan.use) throw new Error(plan.reason);
-const heap = new Uint8Array(Buffer.concat(plan.snapshot.parts.map((p) => fs.readFileSync(`${engine}/${p.path}`))));
+const heap = new Uint8Array(plan.snapshot.bytes);
+let at = 0;
+for (const p of plan.snapshot.parts) {
+  const bytes = new Uint8Array(fs.readFileSync(`${engine}/${p.path}`));
+  place(heap, plan.snapshot.stored, at, bytes);
+  at += bytes.length;
+}
 const { base } = plan.snapshot;
 let unmasked = false;
 const py = await loadPyodide({ indexURL: "%(index)s", stdLibURL: `${engine}/${plan.stdlib.path}`, packages: [],

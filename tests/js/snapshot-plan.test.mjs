@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { engineKey, initialImage, snapshotPlan, unmask } from "../../overrides/assets/javascripts/snapshot-plan.js";
+import { engineKey, initialImage, place, snapshotPlan, unmask } from "../../overrides/assets/javascripts/snapshot-plan.js";
 
 const HASH_A = "a".repeat(64);
 const HASH_B = "b".repeat(64);
@@ -121,4 +121,42 @@ test("unmask gives back the heap: masked blocks from the runtime's memory, raw o
   for (let i = 0; i < 12; i++) stored[4 + i] ^= image[i];
   shifted.set(stored, 1);
   assert.deepEqual([...unmask(shifted.subarray(1), base, image)], [...heap]);
+});
+
+test("without stored ranges the parts hold the whole heap; with them, only those ranges", () => {
+  assert.deepEqual(snapshotPlan(manifest(), "314.0.7").snapshot.stored, [[0, 24]]);
+  const sparse = (stored, bytes = 64) => {
+    const m = manifest();
+    Object.assign(m.snapshot.snapshot, { bytes, stored });
+    return snapshotPlan(m, "314.0.7");
+  };
+  // The parts hold 16 + 8 bytes: ranges of 24 bytes in all, anywhere in a larger heap.
+  assert.deepEqual(sparse([[0, 16], [40, 48]]).snapshot.stored, [[0, 16], [40, 48]]);
+  assert.equal(sparse([[0, 16], [40, 48]]).use, true);
+  for (const bad of [
+    [[0, 16], [40, 52]], // 28 bytes: not what the parts hold
+    [[40, 48], [0, 16]], // not in order
+    [[0, 16], [8, 16]], // overlapping
+    [[0, 16], [60, 68]], // beyond the heap
+    [[0, 16], [41, 49]], // not whole 32-bit words
+    [[0, 24, 1]],
+    [],
+    "0-24",
+  ]) {
+    assert.equal(sparse(bad).use, false, JSON.stringify(bad));
+  }
+});
+
+test("place puts each stored byte where it was and leaves the rest zeros, part by part", () => {
+  const stored = [[4, 12], [20, 24], [28, 40]];
+  const heap = new Uint8Array(44);
+  const stream = Uint8Array.from({ length: 24 }, (_, i) => i + 1);
+  // Parts that cut across the ranges' ends, placed in any order.
+  const cuts = [[12, 24], [0, 5], [5, 12]];
+  for (const [from, to] of cuts) place(heap, stored, from, stream.subarray(from, to));
+  const want = new Uint8Array(44);
+  let at = 0;
+  for (const [from, to] of stored) for (let i = from; i < to; i++) want[i] = stream[at++];
+  assert.deepEqual(heap, want);
+  assert.equal(heap[0] + heap[12] + heap[24] + heap[40], 0);
 });

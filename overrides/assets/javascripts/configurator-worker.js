@@ -5,7 +5,7 @@
 // that instead, and falls back to the plain start if the snapshot is missing, stale or refused.
 // The engine decides everything; this file only carries messages.
 
-import { initialImage, snapshotPlan, unmask } from "./snapshot-plan.js";
+import { initialImage, place, snapshotPlan, unmask } from "./snapshot-plan.js";
 
 let answer = null;
 let started = null; // "snapshot" or "plain": how Pyodide was started, said with `ready`
@@ -47,7 +47,8 @@ function fetchEngineFiles(shared, manifest) {
 
 // Fills `heap` with the snapshot's bytes, only if they are the ones the manifest names: its parts
 // are fetched side by side (each small enough for the HTTP cache to keep), each checked as soon
-// as it arrives.
+// as it arrives and put in its place (the heap's pages of zeros are not shipped: `heap` is new,
+// so zeros already).
 async function fetchSnapshot(shared, plan, heap) {
   let at = 0;
   const offsets = plan.snapshot.parts.map((part) => (at += part.bytes) - part.bytes);
@@ -57,7 +58,7 @@ async function fetchSnapshot(shared, plan, heap) {
       if (bytes.byteLength !== part.bytes || (await sha256(bytes)) !== part.sha256) {
         throw new Error(`the snapshot's part ${part.path} does not match the build's manifest`);
       }
-      heap.set(new Uint8Array(bytes), offsets[i]);
+      place(heap, plan.snapshot.stored, offsets[i], new Uint8Array(bytes));
     }),
   );
   mark("worker-snapshot-checked");

@@ -19,15 +19,46 @@ export function engineKey(files) {
   return JSON.stringify(Object.fromEntries(sorted));
 }
 
+// The ranges of the heap the parts hold, in order ([from, to) each, whole 32-bit words, sorted and
+// apart), or null unless well formed. The build leaves out the heap's pages that are all zeros
+// (two thirds of it): the worker's buffer starts as zeros. Without `stored`, the parts hold it all.
+function storedRanges(entry) {
+  if (entry.stored === undefined) return [[0, entry.bytes]];
+  if (!Array.isArray(entry.stored) || !entry.stored.length) return null;
+  let after = 0;
+  for (const range of entry.stored) {
+    if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => Number.isSafeInteger(n) && n % 4 === 0)) return null;
+    if (range[0] < after || range[1] <= range[0] || range[1] > entry.bytes) return null;
+    after = range[1];
+  }
+  return entry.stored.map(([from, to]) => [from, to]);
+}
+
 // The snapshot's parts as the worker fetches them ({ path, sha256, bytes } each, in order), or
-// null unless every part is well formed and their sizes add up to the whole's.
-function snapshotParts(entry) {
+// null unless every part is well formed and their sizes add up to the stored ranges'.
+function snapshotParts(entry, stored) {
   if (!entry || typeof entry !== "object" || !HEX64.test(entry.sha256 || "") || !Array.isArray(entry.parts)) return null;
+  if (!Number.isSafeInteger(entry.bytes) || entry.bytes % 4 !== 0 || !stored) return null; // Pyodide reads the heap as 32-bit words
   const parts = entry.parts;
   if (!parts.length || !parts.every((part) => fileEntry(part) && Number.isSafeInteger(part.bytes) && part.bytes > 0)) return null;
   const total = parts.reduce((sum, part) => sum + part.bytes, 0);
-  if (total !== entry.bytes || total % 4 !== 0) return null; // Pyodide reads the heap as 32-bit words
+  if (total !== stored.reduce((sum, [from, to]) => sum + to - from, 0)) return null;
   return parts.map((part) => ({ path: part.file, sha256: part.sha256, bytes: part.bytes }));
+}
+
+// Copies `bytes`, the stored stream's bytes from `at` on (the parts put end to end hold the
+// stored ranges one after the other), to their places in `heap`.
+export function place(heap, stored, at, bytes) {
+  let start = 0; // where the current range begins in the stream
+  for (const [from, to] of stored) {
+    const length = to - from;
+    const lo = Math.max(at, start);
+    const hi = Math.min(at + bytes.length, start + length);
+    if (lo < hi) heap.set(bytes.subarray(lo - at, hi - at), from + (lo - start));
+    start += length;
+    if (start >= at + bytes.length) break;
+  }
+  return heap;
 }
 
 function lockInfo(info) {
@@ -75,7 +106,8 @@ export function unmask(heap, base, image) {
 }
 
 // `{ use: true, snapshot, stdlib }` (paths under engine/ and their SHA-256; the snapshot in
-// parts, `snapshot.parts`, of `snapshot.bytes` in all, masked as `snapshot.base` says) when the manifest's snapshot was made for
+// parts, `snapshot.parts`, holding the ranges `snapshot.stored` of a heap of `snapshot.bytes`
+// (see place), masked as `snapshot.base` says) when the manifest's snapshot was made for
 // `pyodideVersion` and for the manifest's own engine files; otherwise `{ use: false, reason }`,
 // and the worker starts Pyodide plainly.
 export function snapshotPlan(manifest, pyodideVersion) {
@@ -84,7 +116,8 @@ export function snapshotPlan(manifest, pyodideVersion) {
   if (entry.pyodide !== pyodideVersion || manifest.pyodide !== pyodideVersion) {
     return { use: false, reason: `snapshot made for Pyodide ${entry.pyodide}, this page loads ${pyodideVersion}` };
   }
-  const parts = snapshotParts(entry.snapshot);
+  const stored = entry.snapshot && typeof entry.snapshot === "object" ? storedRanges(entry.snapshot) : null;
+  const parts = snapshotParts(entry.snapshot, stored);
   const base = parts && baseEntry(entry.snapshot.base, entry.snapshot.bytes);
   if (!parts || !base || !fileEntry(entry.stdlib)) return { use: false, reason: "snapshot entry incomplete" };
   if (!manifest.files || engineKey(entry.engine) !== engineKey(manifest.files)) {
@@ -92,7 +125,7 @@ export function snapshotPlan(manifest, pyodideVersion) {
   }
   return {
     use: true,
-    snapshot: { parts, bytes: entry.snapshot.bytes, base },
+    snapshot: { parts, bytes: entry.snapshot.bytes, stored, base },
     stdlib: { path: entry.stdlib.file, sha256: entry.stdlib.sha256 },
     engine: engineKey(manifest.files),
     // Pyodide's lock file reduced to what a runtime that loads no package reads (its `info`,
