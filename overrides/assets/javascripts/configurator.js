@@ -661,8 +661,11 @@ class Configurator {
         setText(cells[i].querySelector("[data-text]"), texts.verdict);
         setText(cells[i].querySelector(".verdict__reason"), texts.reason);
       } else if (col === "node") {
-        setText(cells[i].querySelector("code"), r.node);
-        setText(cells[i].querySelector(".node__name"), nodeName(this.t, r, this.gpuNames));
+        const code = cells[i].querySelector("code");
+        if (code.textContent !== r.node) {
+          setText(code, r.node);
+          setText(cells[i].querySelector(".node__name"), nodeName(this.t, r, this.gpuNames));
+        }
       } else setText(cells[i], texts[col]);
     });
   }
