@@ -164,6 +164,57 @@ def test_the_reason_unfolds_under_the_verdict_from_the_keyboard(browser, server,
     context.close()
 
 
+ROW_PARTS = """trs => trs.map((tr) => {
+  const why = tr.querySelector('[data-why]');
+  const reason = tr.querySelector('.verdict__reason');
+  return {node: tr.dataset.node, verdict: tr.dataset.verdict, price: Number(tr.dataset.priceMonth),
+          code: tr.querySelector('th code').textContent, name: tr.querySelector('.node__name').textContent,
+          controls: why.getAttribute('aria-controls'), label: why.getAttribute('aria-label'),
+          open: why.getAttribute('aria-expanded'), id: reason.id, reason: reason.textContent};
+})"""
+
+
+def test_rows_reordered_by_a_new_answer_each_name_one_node_whole(browser, server, catalog):
+    """A new answer that puts the nodes in another order: every row's data, name, reason and
+    disclosure are one node's, with the engine's figures, and a reason left open stays open
+    under its node."""
+    context, page, errors = open_page(browser, server, "en", (1440, 900))
+    settled(page, 8192)
+    before = page.eval_on_selector_all("tbody tr", ROW_PARTS)
+    names = {r["node"]: (r["name"], r["label"]) for r in before}
+    opened = before[0]["node"]
+    page.click(f'tr[data-node="{opened}"] [data-why]')
+    page.select_option("select[name=model]", "llama-3.1-8b")
+    formatter = Formatter("en")
+    request = {"model": "llama-3.1-8b", "format": "bf16", "context": 8192, "concurrency": 20}
+    want = {r["node"]: r for r in answer(catalog, request, "en", lambda x: formatter.number(x, 1))["rows"]}
+
+    def after():
+        return page.eval_on_selector_all("tbody tr", ROW_PARTS)
+
+    # Rows off screen are patched right after the frame: wait for the last of them.
+    wait_until(lambda: all(r["reason"] == want[r["node"]]["reason_text"] for r in after()), 30, "the new answer")
+    rows = after()
+    assert [r["node"] for r in rows] != [r["node"] for r in before]  # the order did change
+    assert sorted(r["node"] for r in rows) == sorted(want)
+    for r in rows:
+        node = r["node"]
+        assert r["code"] == node
+        assert (r["name"], r["label"]) == names[node]
+        assert r["controls"] == r["id"] == f"cfg-why-{node}"
+        assert r["verdict"] == want[node]["verdict"]
+        assert r["price"] == want[node]["price_month_usd"]
+        assert r["open"] == ("true" if node == opened else "false"), node
+    # Still sorted by monthly price, the nodes that hold the model first.
+    fits = [r["verdict"] != "none" for r in rows]
+    assert fits == sorted(fits, reverse=True)
+    prices = [r["price"] for r in rows if r["verdict"] != "none"]
+    assert prices == sorted(prices)
+    assert page.locator(f"#cfg-why-{opened}").is_visible()
+    assert not errors, errors
+    context.close()
+
+
 def test_without_javascript_every_reason_shows(browser, server):
     context, page, _ = open_page(browser, server, "en", (1440, 900), query="", java_script_enabled=False)
     reasons = page.locator(".verdict__reason")

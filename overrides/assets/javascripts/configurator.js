@@ -6,7 +6,7 @@
 
 import { afterPaint, askEngine, engineStarted, engineState, fetchTrusted, onEngineStatus, startEngine } from "./engine-client.js";
 import { customProblem } from "./input-bounds.js";
-import { announcement, answerView, suggestionViews } from "./configurator/answer.js";
+import { announcement, answerView, nodeName, suggestionViews } from "./configurator/answer.js";
 import { toCsv, csvRow } from "./configurator/csv.js";
 import { escapeHtml, fill, formatters, users } from "./configurator/format.js";
 import { engineMessage, fieldFor } from "./configurator/messages.js";
@@ -470,13 +470,40 @@ class Configurator {
     });
     // The same nodes come back: patch the cells that changed rather than parse a new table, so
     // the browser restyles and repaints only what moved. Every row's data attributes (what
-    // sorting, filters and the chart read) are set now; the rows are then sorted, and the cells
-    // of the rows on screen are patched before the frame, the others right after it.
+    // sorting, filters and the chart read) are set now, and the cells of the rows on screen are
+    // patched before the frame, the others right after it.
     const rows = this.rowsByNode();
-    const byNode = new Map(result.rows.map((r, i) => [r.node, [r, i]]));
     const later = [];
-    if (result.rows.length === rows.size && result.rows.every((r) => rows.has(r.node))) {
-      const onScreen = this.onScreenPositions();
+    const onScreen = this.onScreenPositions();
+    const patch = (tr, r, position) => {
+      if (onScreen && (tr.hidden || position < onScreen[0] || position > onScreen[1])) later.push([tr, r]);
+      else this.patchCells(tr, r, kind);
+    };
+    const sameNodes = result.rows.length === rows.size && result.rows.every((r) => rows.has(r.node));
+    if (sameNodes && this.column(this.sort.col).sort === "number") {
+      // Sorted on raw values, each row of the table then shows the node of its new place: no row
+      // moves, since a row moved (or put before another) is restyled whole, with every row after
+      // it (Material's `.md-typeset table:not([class]) + *` reads each row's previous sibling).
+      const { col, dir } = this.sort;
+      const keyed = result.rows.map((r, i) => {
+        const data = rowData(r, kind, i, this.columns);
+        return { r, data, verdict: data.verdict, order: data.order, value: sortValue(data, col) };
+      });
+      keyed.sort((a, b) => compareRows(a, b, dir, this.locale));
+      // A reason a reader unfolded stays unfolded under its node, wherever the node goes.
+      const open = new Set(Array.from(this.tbody.querySelectorAll('[data-why][aria-expanded="true"]'), (b) => b.closest("tr").dataset.node));
+      Array.from(this.tbody.rows).forEach((tr, position) => {
+        const { r, data } = keyed[position];
+        if (tr.dataset.node !== r.node) this.placeNode(tr, r, open.has(r.node));
+        this.patchData(tr, data);
+      });
+      this._rows = null; // the rows now show other nodes
+      this.showSortState();
+      this.applyFilters();
+      Array.from(this.tbody.rows).forEach((tr, position) => patch(tr, keyed[position].r, position));
+    } else if (sameNodes) {
+      // A text column sorts on what the cells show: patched first, then the rows moved.
+      const byNode = new Map(result.rows.map((r, i) => [r.node, [r, i]]));
       const datas = new Map();
       for (const [node, [r, i]] of byNode) {
         const data = rowData(r, kind, i, this.columns);
@@ -485,11 +512,7 @@ class Configurator {
       }
       this.sortRows(datas);
       this.applyFilters();
-      Array.from(this.tbody.rows).forEach((tr, position) => {
-        const [r] = byNode.get(tr.dataset.node);
-        if (onScreen && (tr.hidden || position < onScreen[0] || position > onScreen[1])) later.push([tr, r]);
-        else this.patchCells(tr, r, kind);
-      });
+      Array.from(this.tbody.rows).forEach((tr, position) => patch(tr, byNode.get(tr.dataset.node)[0], position));
     } else {
       this.tbody.innerHTML = result.rows.map((r, i) => rowHtml(r, kind, i, this.t, this.f, this.gpuNames, this.columns)).join("\n");
       this.watchRows();
@@ -615,6 +638,16 @@ class Configurator {
     for (const [key, value] of Object.entries(data)) setIfChanged(tr.dataset, key, value);
   }
 
+  // A row given another node: what names it (the node cell's texts are patched with the others).
+  placeNode(tr, r, open) {
+    const why = `cfg-why-${r.node}`;
+    const button = tr.querySelector("[data-why]");
+    setAttr(button, "aria-controls", why);
+    setAttr(button, "aria-label", fill(this.t.why_label, { node: nodeName(this.t, r, this.gpuNames) }));
+    setAttr(button, "aria-expanded", String(open));
+    tr.querySelector(".verdict__reason").id = why;
+  }
+
   patchCells(tr, r, kind) {
     // data-verdict (read by filters and sorting) is already set; data-shown is what the row's
     // look follows, so a row off screen is restyled when its cells are, after the frame.
@@ -627,7 +660,13 @@ class Configurator {
       else if (col === "verdict") {
         setText(cells[i].querySelector("[data-text]"), texts.verdict);
         setText(cells[i].querySelector(".verdict__reason"), texts.reason);
-      } else if (col !== "node") setText(cells[i], texts[col]);
+      } else if (col === "node") {
+        const code = cells[i].querySelector("code");
+        if (code.textContent !== r.node) {
+          setText(code, r.node);
+          setText(cells[i].querySelector(".node__name"), nodeName(this.t, r, this.gpuNames));
+        }
+      } else setText(cells[i], texts[col]);
     });
   }
 
