@@ -377,6 +377,11 @@ class Configurator {
       this.reveal();
     }
     afterPaint(() => generation === this.generation && this.writeUrl(request)); // the address bar can wait for the table
+    // A catalog model answered while Pyodide loads: its other formats' answers are fetched once
+    // this one is painted, so that a format chosen next answers at once too.
+    if (request.model && engineState() !== "ready" && this.isDefaultWorkload(request)) {
+      afterPaint(() => generation === this.generation && this.prefetchFormats(request.model));
+    }
   }
 
   // The answer's card in view, moving the page as little as possible (no animation for a reader
@@ -457,6 +462,13 @@ class Configurator {
       this.oneAnswers.set(key, one);
     }
     return this.oneAnswers.get(key);
+  }
+
+  prefetchFormats(model) {
+    if (engineState() === "ready") return;
+    for (const format of this.catalogFormats) {
+      if (!this.answers.has(format) && !this.keptAnswer(model, format)) this.builtOneAnswer(model, format);
+    }
   }
 
   keep(format, answers) {
