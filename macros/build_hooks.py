@@ -191,7 +191,7 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
 
     One file per locale and format holds every model's answer (about 25 kB compressed): the
     page preloads its format's, and any model then answers at once. One file per locale, format
-    and model holds that model's alone (about 2 kB compressed): what the widget fetches for a
+    and model holds that model's alone (about 4 kB compressed): what the widget fetches for a
     format chosen after it started, instead of every model's.
     """
     from macros.build_answers import raw_answers
