@@ -9,6 +9,7 @@ After each locale's build this writes, once for all locales, beside the locale f
                                   uses none of these files unless it matches
     site/engine/catalog.json      the validated catalog, as the engine's Catalog.from_dict reads it
     site/engine/answers/<locale>/<format>.json   build-time answers at the defaults, every model
+    site/engine/answers/<locale>/<format>/<model>.json   the same, one model's
     site/engine/snapshot-*.bin, stdlib-*.zip     Pyodide's heap with the engine imported, and the
                                   standard library it still reads (macros/pyodide_snapshot.py)
 
@@ -179,7 +180,7 @@ def hash_answers(shared: Path) -> None:
     """Add every build-time answers file to the manifest's `data`: the widget trusts only those."""
     manifest_path = shared / "engine" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
-    for path in sorted((shared / "engine" / "answers").glob("*/*.json")):
+    for path in sorted((shared / "engine" / "answers").rglob("*.json")):
         name = path.relative_to(shared / "engine").as_posix()
         manifest["data"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
@@ -188,8 +189,10 @@ def hash_answers(shared: Path) -> None:
 def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     """Build-time answers for every model and format, served before Pyodide is ready.
 
-    One file per locale and format holds every model's answer (about 50 kB compressed): the
-    widget fetches the current format's once, and any model then answers at once.
+    One file per locale and format holds every model's answer (about 25 kB compressed): the
+    page preloads its format's, and any model then answers at once. One file per locale, format
+    and model holds that model's alone (about 4 kB compressed): what the widget fetches for a
+    format chosen after it started, instead of every model's.
     """
     from macros.build_answers import raw_answers
     from macros.fitengine.api import with_reason_text
@@ -208,8 +211,15 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
             bundles.setdefault(fmt_id, {})[model] = rendered
     for fmt_id, answers in bundles.items():
         bundle = {"version": 1, "locale": locale, "format": fmt_id, "answers": answers}
-        text = json.dumps(bundle, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        (folder / f"{fmt_id}.json").write_text(text, encoding="utf-8")
+        (folder / f"{fmt_id}.json").write_text(answers_json(bundle), encoding="utf-8")
+        (folder / fmt_id).mkdir(exist_ok=True)
+        for model, answer in answers.items():
+            one = {"version": 1, "locale": locale, "format": fmt_id, "model": model, "answer": answer}
+            (folder / fmt_id / f"{model}.json").write_text(answers_json(one), encoding="utf-8")
+
+
+def answers_json(bundle: dict[str, Any]) -> str:
+    return json.dumps(bundle, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def ship_no_answers(shared: Path, data: dict[str, Any], locale: str) -> None:

@@ -15,7 +15,7 @@ from macros.fitengine.api import CUSTOM_LINK
 
 from .browser import measure, wait_until
 from .conftest import FIXTURES
-from .test_configurator import hold_pyodide, href, open_configurator, rows, wait_ready
+from .test_configurator import answers_the_fields, card, hold_pyodide, href, open_configurator, rows, wait_ready
 from .test_measurements_hostile import matrix
 from .test_site import PAGE_PATHS
 
@@ -111,6 +111,38 @@ def test_a_changed_answers_file_is_not_shown(browser, server, catalog):
     wait_until(lambda: catalog.llms["qwen3-32b"].name in page.text_content("table caption"), 20, "the engine's table")
     price = next(float(r["price"]) for r in rows(page) if r["node"] == "8x-h100-sxm")
     assert price == catalog.node("8x-h100-sxm").price_month_usd
+    assert not errors, errors
+    context.close()
+
+
+def test_a_changed_answer_of_one_model_is_not_shown(browser, server, catalog):
+    """A format chosen while Pyodide loads is answered from that model's own file: a changed one
+    is refused as the whole format's is, and the card keeps saying it is computing."""
+    context, page, errors, requests = open_configurator(browser, server)
+    release = hold_pyodide(page)
+    node = "8x-h100-sxm"
+    price = catalog.node(node).price_month_usd
+
+    def changed(route):
+        body = route.fetch().text()
+        changed_body = body.replace(f'"price_month_usd":{price:g}', '"price_month_usd":1')
+        assert changed_body != body
+        route.fulfill(status=200, body=changed_body, headers={"content-type": "application/json"})
+
+    page.route("**/engine/answers/fr/awq-int4/qwen3-32b.json", changed)
+    page.reload()
+    page.select_option("select[name=model]", "qwen3-32b")
+    wait_until(lambda: card(page)["model"] == "qwen3-32b" and card(page)["busy"] == "false", 10, "the build's answer")
+    page.select_option("select[name=format]", "awq-int4")
+    page.wait_for_timeout(800)
+    assert any(u.endswith("/engine/answers/fr/awq-int4/qwen3-32b.json") for u in requests)
+    assert card(page)["busy"] == "true" and card(page)["format"] != "awq-int4"  # the changed file is not used
+    assert answers_the_fields(page)
+    assert all(float(r["price"]) != 1 for r in rows(page))
+    release()
+    wait_ready(page)
+    wait_until(lambda: card(page)["format"] == "awq-int4" and card(page)["busy"] == "false", 20, "the engine's answer")
+    assert next(float(r["price"]) for r in rows(page) if r["node"] == node) == price
     assert not errors, errors
     context.close()
 

@@ -171,8 +171,10 @@ def test_the_manifest_holds_every_file_the_widgets_trust(site):
     manifest = json.loads((site / "engine" / "manifest.json").read_text(encoding="utf-8"))
     trusted = {
         "catalog.json",
-        *(p.relative_to(site / "engine").as_posix() for p in site.glob("engine/answers/*/*.json")),
+        *(p.relative_to(site / "engine").as_posix() for p in site.glob("engine/answers/**/*.json")),
     }
+    # Every model's answers per format, and each model's alone.
+    assert {n.count("/") for n in trusted if n.startswith("answers/")} == {2, 3}
     assert set(manifest["data"]) == trusted
     for name, digest in manifest["data"].items():
         assert hashlib.sha256((site / "engine" / name).read_bytes()).hexdigest() == digest, name

@@ -372,9 +372,10 @@ def hold_pyodide(page):
 
 
 def test_catalog_choices_answer_from_the_build_while_pyodide_loads(browser, server, catalog):
-    context, page, errors, _ = open_configurator(browser, server)
+    context, page, errors, requests = open_configurator(browser, server)
     release = hold_pyodide(page)
     page.reload()
+    default_format = page.get_attribute("[data-configurator]", "data-default-format")
     for model, fmt in (("qwen3-32b", "bf16"), ("qwen3-32b", "awq-int4"), ("sdxl", "fp8")):
         page.select_option("select[name=model]", model)
         page.select_option("select[name=format]", fmt)
@@ -390,6 +391,13 @@ def test_catalog_choices_answer_from_the_build_while_pyodide_loads(browser, serv
     # (data-shown, what the row's look follows, says whether it fits, not how.)
     verdict, shown = page.eval_on_selector("tr[data-node]:last-child", "tr => [tr.dataset.verdict, tr.dataset.shown]")
     assert shown == ("none" if verdict == "none" else "fits"), (verdict, shown)
+    # The page's format came with every model's answers; another format, one model's at a time
+    # (a model's other formats are fetched once it is shown): never another format's every model.
+    asked = {u.split("/engine/answers/fr/", 1)[1] for u in requests if "/engine/answers/fr/" in u}
+    whole = {a for a in asked if "/" not in a}
+    assert whole == {f"{default_format}.json"}
+    assert {a.split("/")[1] for a in asked - whole} == {"qwen3-32b.json", "sdxl.json"}
+    assert {"awq-int4/qwen3-32b.json", "awq-int4/sdxl.json", "fp8/sdxl.json"} <= asked
     release()
     wait_ready(page)
     assert not errors, errors

@@ -296,6 +296,14 @@ def test_build_time_answers_cover_every_model_format_and_locale(site, catalog):
             for answer in bundle["answers"].values():
                 assert [row["node"] for row in answer["rows"]] == [node.id for node in catalog.nodes]
                 assert all(row["reason_text"] for row in answer["rows"])
+            # One model's answer alone, what the widget fetches for a format chosen after it
+            # started: the same answer as in every model's file, naming its locale, format and model.
+            folder = site / "engine" / "answers" / locale / fmt
+            assert {p.name for p in folder.iterdir()} == {f"{m}.json" for m in bundle["answers"]}
+            for model, answer in bundle["answers"].items():
+                one = json.loads((folder / f"{model}.json").read_text())
+                assert (one["locale"], one["format"], one["model"]) == (locale, fmt, model)
+                assert one["answer"] == answer
 
 
 def test_topology_labels_in_the_guide_come_from_the_catalog(site, catalog):

@@ -66,7 +66,8 @@ class Configurator {
     this.result = null;
     this.sort = DEFAULT_SORT;
     this.answers = new Map(); // format -> promise of the build's answers for every model
-    this.loadedAnswers = new Map(); // format -> those answers, once downloaded
+    this.oneAnswers = new Map(); // "format/model" -> promise of the build's answer for one model
+    this.loadedAnswers = new Map(); // format -> {model: answer}, as each is downloaded
     this.generation = 0;
     this.dimTimer = null;
     this.visibleRows = null;
@@ -376,6 +377,11 @@ class Configurator {
       this.reveal();
     }
     afterPaint(() => generation === this.generation && this.writeUrl(request)); // the address bar can wait for the table
+    // A catalog model answered while Pyodide loads: its other formats' answers are fetched once
+    // this one is painted, so that a format chosen next answers at once too.
+    if (request.model && engineState() !== "ready" && this.isDefaultWorkload(request)) {
+      afterPaint(() => generation === this.generation && this.prefetchFormats(request.model));
+    }
   }
 
   // The answer's card in view, moving the page as little as possible (no animation for a reader
@@ -430,17 +436,43 @@ class Configurator {
     slot.textContent = this.t.model_read.replace(/\{(\w+)\}/g, (all, key) => (key in words ? words[key] : all));
   }
 
-  // The build's answers at the default workload, one file per format holding every model.
+  // The build's answers at the default workload. The format the widget starts with: one file
+  // holding every model's (the page preloads it), so that any model then answers at once.
   builtAnswers(format) {
     if (!this.answers.has(format)) {
       // Only as the build wrote them: a file that does not match the manifest is not used.
       const bundle = fetchTrusted(this.root, `answers/${this.locale}/${encodeURIComponent(format)}.json`)
         .then((data) => (data && data.format === format && data.answers ? data.answers : null))
         .catch(() => null);
-      bundle.then((answers) => answers && this.loadedAnswers.set(format, answers));
+      bundle.then((answers) => answers && this.keep(format, answers));
       this.answers.set(format, bundle);
     }
     return this.answers.get(format);
+  }
+
+  // Another format: the chosen model's answer alone (a few kB), not every model's.
+  builtOneAnswer(model, format) {
+    const key = `${format}/${model}`;
+    if (!this.oneAnswers.has(key)) {
+      const path = `answers/${this.locale}/${encodeURIComponent(format)}/${encodeURIComponent(model)}.json`;
+      const one = fetchTrusted(this.root, path)
+        .then((data) => (data && data.format === format && data.model === model && data.answer ? data.answer : null))
+        .catch(() => null);
+      one.then((answer) => answer && this.keep(format, { [model]: answer }));
+      this.oneAnswers.set(key, one);
+    }
+    return this.oneAnswers.get(key);
+  }
+
+  prefetchFormats(model) {
+    if (engineState() === "ready") return;
+    for (const format of this.catalogFormats) {
+      if (!this.answers.has(format) && !this.keptAnswer(model, format)) this.builtOneAnswer(model, format);
+    }
+  }
+
+  keep(format, answers) {
+    this.loadedAnswers.set(format, Object.assign(this.loadedAnswers.get(format) || {}, answers));
   }
 
   // A build-time answer already downloaded, or null (never waits for the network).
@@ -450,7 +482,9 @@ class Configurator {
   }
 
   async builtAnswer(model, format) {
-    await this.builtAnswers(format); // fills loadedAnswers first: its handler was attached first
+    // Both fill loadedAnswers first: their handler was attached first.
+    if (this.answers.has(format)) await this.builtAnswers(format);
+    else await this.builtOneAnswer(model, format);
     return this.keptAnswer(model, format);
   }
 

@@ -50,16 +50,16 @@ function manifestOf(shared) {
 }
 
 // The parsed JSON of engine/<path>, or null when it is missing or not the file the build wrote.
+// A file the manifest does not name is not asked for (the preview's manifest names no answers).
 export async function fetchTrusted(widget, path) {
   const shared = sharedRoot(widget);
-  const [manifest, bytes] = await Promise.all([
-    manifestOf(shared),
-    fetch(new URL(`engine/${path}`, shared))
-      .then((r) => (r.ok ? r.arrayBuffer() : null))
-      .catch(() => null),
-  ]);
+  const manifest = await manifestOf(shared);
   const expected = manifest && manifest.data ? manifest.data[path] : undefined;
-  if (!bytes || !expected || !(globalThis.crypto && crypto.subtle)) return null;
+  if (!expected || !(globalThis.crypto && crypto.subtle)) return null;
+  const bytes = await fetch(new URL(`engine/${path}`, shared))
+    .then((r) => (r.ok ? r.arrayBuffer() : null))
+    .catch(() => null);
+  if (!bytes) return null;
   const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
   if (digest !== expected) {
     console.warn(`engine/${path} does not match the build's manifest: not used`);
