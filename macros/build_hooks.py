@@ -27,14 +27,14 @@ import hashlib
 import json
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +54,8 @@ class BuildState:
 
     command: str = "build"  # what `mkdocs` was asked: build, gh-deploy or serve
     macros_read: tuple[tuple[str, int, int], ...] | None = None  # the sources `macros` was imported from
+    # The theme's static files, (path, folder), by what they depend on (see add_theme_files).
+    theme_files: dict[tuple[Any, ...], list[tuple[str, str]]] = field(default_factory=dict)
 
     @property
     def serving(self) -> bool:
@@ -99,6 +101,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     from macros.site_meta import configure
 
     configure(config, serving=STATE.serving)
+    # The one MkDocs method the site replaces, with one that calls it (add_theme_files).
+    Files.add_files_from_theme = add_theme_files  # type: ignore[method-assign]
     start()  # the configurator chart's Node starts while the pages are computed (macros/chart_svg.py)
     return config
 
@@ -114,6 +118,37 @@ def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
     JINJA_CACHE.mkdir(parents=True, exist_ok=True)
     env.bytecode_cache = FileSystemBytecodeCache(str(JINJA_CACHE))
     return env
+
+
+_add_files_from_theme = Files.add_files_from_theme  # MkDocs' own
+
+
+def add_theme_files(files: Files, env: Environment, config: MkDocsConfig) -> None:
+    """MkDocs' `Files.add_files_from_theme`, its listing kept for the life of the process.
+
+    MkDocs walks the theme's folders and filters every name on each build: some 14,500 names,
+    nearly all of them Material's icons, which it leaves out; that was a tenth of a preview
+    rebuild, and a locale's build in `make site` listed them again. The installed themes'
+    folders do not change while a process runs; `overrides/` (the theme's `custom_dir`) may,
+    so the names it holds are part of the key. The files are made afresh on each build, and,
+    as MkDocs does, a theme file never replaces one of the pages' folder.
+    """
+    theme = config.theme
+    key = (tuple(theme.dirs), tuple(sorted(theme.static_templates)), _names_under(theme.custom_dir))
+    listed = STATE.theme_files.get(key)
+    if listed is None:
+        scratch = Files([])
+        _add_files_from_theme(scratch, env, config)
+        listed = STATE.theme_files[key] = [(f.src_uri, str(f.src_dir)) for f in scratch]
+    for path, folder in listed:
+        if files.get_file_from_path(path) is None:
+            files.append(File(path, folder, config.site_dir, config.use_directory_urls))
+
+
+def _names_under(folder: str | None) -> tuple[str, ...]:
+    if not folder:
+        return ()
+    return tuple(sorted(str(path) for path in Path(folder).rglob("*") if path.is_file()))
 
 
 def shared_dir(site_dir: str) -> Path:

@@ -11,6 +11,12 @@ changed): data that differs in any value drops every answer kept and builds a ne
 no figure of the old catalog can survive an edit. The answers handed
 out are shared: callers read them and never modify them (the engine's results are frozen
 dataclasses; a raw answer's dicts are copied by `with_reason_text` before words are added).
+
+One thing outlives an edit of nodes' prices alone (the data equal once each node's
+`price_month` is left out): each language model's answers before the nodes' prices
+(`fitengine.fit.Unpriced`: verdict, layout, memory, speed), which the engine reads nothing of
+the price to work out. The engine still evaluates every request afresh and prices every node
+from the new catalog; it is only spared working out the rest again.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from macros.fitengine import Catalog
 from macros.fitengine.api import Evaluation
 from macros.fitengine.api import evaluate as engine_evaluate
 from macros.fitengine.api import raw_answer as engine_raw_answer
+from macros.fitengine.fit import Unpriced
 
 T = TypeVar("T")
 
@@ -38,6 +45,9 @@ class _Kept:
         self.raw: dict[Hashable, dict[str, Any]] = {}
         self.other: dict[Hashable, Any] = {}
         self.text = ""  # the data as JSON, to know equal data read again
+        self.unpriced_text: str | None = None  # the same without the nodes' prices (None: not known)
+        # By request: each node's answer before its price, kept while only prices change.
+        self.unpriced: dict[Hashable, dict[str, Unpriced]] = {}
 
 
 _kept: _Kept | None = None
@@ -54,8 +64,12 @@ def catalog_for(data: dict[str, Any]) -> Catalog:
         return _kept.catalog
     text = _text(data)
     if _kept is None or _kept.text != text:
+        before = _kept
         _kept = _Kept(data, Catalog.from_dict(data))
         _kept.text = text
+        _kept.unpriced_text = _text(_without_prices(data))
+        if before is not None and before.unpriced_text == _kept.unpriced_text:
+            _kept.unpriced = before.unpriced  # only nodes' prices changed
     _kept.data = data
     return _kept.catalog
 
@@ -63,6 +77,14 @@ def catalog_for(data: dict[str, Any]) -> Catalog:
 def _text(data: dict[str, Any]) -> str:
     """The data as JSON: equal only when every value and its type are (1, 1.0 and true differ)."""
     return json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False, default=repr)
+
+
+def _without_prices(data: dict[str, Any]) -> dict[str, Any]:
+    """The data with each node's `price_month` left out (what `fitengine.fit.unpriced_fit` never reads)."""
+    nodes = data.get("nodes")
+    if not isinstance(nodes, list):
+        return data
+    return {**data, "nodes": [{k: v for k, v in n.items() if k != "price_month"} for n in nodes]}
 
 
 def _for(catalog: Catalog) -> _Kept:
@@ -91,7 +113,7 @@ def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
         return engine_evaluate(catalog, request)
     found = kept.evaluations.get(key)
     if found is None:
-        found = kept.evaluations[key] = engine_evaluate(catalog, request)
+        found = kept.evaluations[key] = engine_evaluate(catalog, request, kept.unpriced.setdefault(key, {}))
     return found
 
 

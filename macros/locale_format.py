@@ -34,6 +34,15 @@ def _currency_pattern(code: str, cents: bool) -> NumberPattern:
     return parse_pattern(pattern if cents else pattern.replace(".00", ""))
 
 
+@lru_cache(maxsize=65536, typed=True)
+def _usd(locale: str, cents: bool, value: float) -> str:
+    # The same prices recur across a page's tables, and across the preview's rebuilds (an edit of
+    # one node's price leaves the others' as they were).
+    return _currency_pattern(locale, cents).apply(
+        rounded(value, 2 if cents else 0), _locale(locale), currency="USD", currency_digits=cents
+    )
+
+
 # Byte units as each locale writes them (French: octet); other units are the same everywhere.
 UNITS: dict[str, dict[str, str]] = {
     "fr": {"GB": "Go", "GiB": "Gio", "GB/s": "Go/s", "MiB": "Mio", "KiB": "Kio", "TB": "To"},
@@ -56,9 +65,7 @@ class Formatter:
         return self.number(value, digits)
 
     def usd(self, value: float, cents: bool = False) -> str:
-        return _currency_pattern(self.locale, cents).apply(
-            rounded(value, 2 if cents else 0), _locale(self.locale), currency="USD", currency_digits=cents
-        )
+        return _usd(self.locale, cents, value)
 
     def percent(self, value: float) -> str:
         return format_percent(value, locale=self.locale)

@@ -31,9 +31,9 @@ def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     evaluate, raw_answer = engine_cache.engine_evaluate, engine_cache.engine_raw_answer
 
-    def counted_evaluate(catalog, request):
+    def counted_evaluate(catalog, request, *options):
         calls.append("evaluate")
-        return evaluate(catalog, request)
+        return evaluate(catalog, request, *options)
 
     def counted_raw_answer(catalog, request, **options):
         calls.append("raw_answer")
@@ -104,6 +104,95 @@ def test_a_catalog_read_again_with_the_same_values_keeps_the_answers(tmp_path, e
     changed = json.loads(json.dumps(again))
     changed["nodes"][0]["count"] = float(changed["nodes"][0]["count"])
     assert changed == again and engine_cache.catalog_for(changed) is not catalog
+
+
+def _edit_gpu(folder, gpu_id: str, field: str, factor: float) -> None:
+    """Multiply one figure of a card in gpus.yaml (`field: {value: ...`)."""
+    path = folder / "gpus.yaml"
+    lines = path.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.strip() == f"- id: {gpu_id}")
+    offset = next(i for i, line in enumerate(lines[at:]) if line.strip().startswith(f"{field}: {{value: "))
+    line = lines[at + offset]
+    old = line.split("{value: ")[1].split(",")[0]
+    lines[at + offset] = line.replace(f"{{value: {old},", f"{{value: {float(old) * factor:g},", 1)
+    path.write_text("".join(lines))
+
+
+REQUESTS = (
+    {"model": "llama-3.3-70b", "format": "bf16"},
+    {"model": "llama-3.3-70b", "format": "fp8", "context": 8192, "concurrency": 20},
+    {"model": "deepseek-v3", "format": "bf16"},  # nothing fits: its suggestions are evaluations too
+    {"model": "mixtral-8x7b", "format": "bf16", "node": NODE},
+    {"model": "llama-3.1-8b", "format": "bf16", "concurrency": 64},
+)
+
+
+def _fresh(data, request):
+    """The engine's answer on this data, with nothing kept."""
+    from macros.fitengine import Catalog
+    from macros.fitengine.api import evaluate, raw_answer
+
+    catalog = Catalog.from_dict(data)
+    return evaluate(catalog, request).fits, raw_answer(catalog, request)
+
+
+def _kept(catalog, request):
+    return engine_cache.evaluate(catalog, request).fits, engine_cache.raw_answer(catalog, request)
+
+
+def test_an_edit_of_prices_alone_reprices_the_kept_answers_and_another_edit_drops_them(tmp_path, monkeypatch):
+    """After an edit of nodes' prices the engine is asked again, prices every node afresh, and
+    is spared only what it works out before the price; each answer then equals a fresh engine's
+    on the edited catalog (recommendation, suggestions and prices per token included), and
+    differs from the one before the edit. An edit of anything else works everything out again."""
+    from macros.fitengine import api, fit
+
+    worked: list[str] = []
+    unpriced_fit = fit.unpriced_fit
+
+    def counted(catalog, work, node, sizing=None):
+        worked.append(node.id)
+        return unpriced_fit(catalog, work, node, sizing)
+
+    monkeypatch.setattr(fit, "unpriced_fit", counted)
+    monkeypatch.setattr(api, "unpriced_fit", counted)
+    shutil.copytree(CATALOG_DIR, tmp_path / "catalog")
+    folder = tmp_path / "catalog"
+    data, problems = read_catalog(folder)
+    assert not problems
+    catalog = engine_cache.catalog_for(data)
+    first = [_kept(catalog, request) for request in REQUESTS]
+    recommended = first[0][1]["summary"]["recommended"]
+    assert worked and recommended is not None and recommended != NODE
+
+    # The recommended node made far dearer, another node dearer, and one price's source
+    # reworded: the recommendation and the prices per token must follow.
+    _edit_price(folder, recommended, 5)
+    _edit_price(folder, NODE, 2)
+    nodes = folder / "nodes.yaml"
+    nodes.write_text(nodes.read_text().replace("x 730 h;", "x 730 hours;", 1))
+    edited, problems = read_catalog(folder)
+    assert not problems
+    worked.clear()
+    catalog = engine_cache.catalog_for(edited)
+    again = [_kept(catalog, request) for request in REQUESTS]
+    assert worked == []  # every node's answer before its price was kept
+    for request, before, now in zip(REQUESTS, first, again, strict=True):
+        assert now == _fresh(edited, request), request
+        assert now[0] != before[0], request
+    assert again[0][1]["summary"]["recommended"] != recommended
+
+    # A card's memory bandwidth is no price: its nodes' speeds, and every answer, are worked out again.
+    _edit_gpu(folder, "h100-sxm", "memory_bandwidth", 0.5)
+    slower, problems = read_catalog(folder)
+    assert not problems
+    catalog = engine_cache.catalog_for(slower)
+    worked.clear()
+    again = [_kept(catalog, request) for request in REQUESTS]
+    assert NODE in worked
+    for request, now in zip(REQUESTS, again, strict=True):
+        assert now == _fresh(slower, request), request
+    assert _kept(catalog, REQUESTS[3])[0][0].decode_tok_s_per_user < first[3][0][0].decode_tok_s_per_user
 
 
 def _users_needed(catalog, model: str, fmt: str, node_id: str, rate: float) -> int | None:

@@ -1,14 +1,17 @@
 """Verdicts per node: the seed's calibration, formats, layouts, links, and the model's properties."""
 
 import dataclasses
+import random
+from dataclasses import fields
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from macros.fitengine import EngineError, fit_all, fit_node, group_link, workload
+from macros.fitengine import EngineError, NodeFit, fit_all, fit_node, group_link, workload
 
 SEED = {"4x-a100-pcie-80gb": 18, "4x-a100-sxm4-80gb": 19}  # the seed guide's table, tok/s
+NODEFIT_FIELDS = [f.name for f in fields(NodeFit)]
 
 
 def by_node(results):
@@ -121,6 +124,52 @@ def test_prices_per_month_hour_and_million_tokens(catalog):
     # The best price is never worse than the one at the reader's users, and is reached within what memory holds.
     assert r.best_usd_per_million_output_tokens <= r.usd_per_million_output_tokens
     assert 1 <= r.best_concurrency <= r.max_concurrency
+
+
+PRICE_FIELDS = (
+    "price_month_usd",
+    "price_hour_usd",
+    "usd_per_million_output_tokens",
+    "usd_per_million_input_tokens",
+    "best_usd_per_million_output_tokens",
+)
+
+
+@pytest.mark.parametrize(("context", "concurrency"), [(None, None), (16384, 12)])
+def test_answers_kept_before_their_price_give_at_new_prices_what_a_fresh_fit_gives(catalog, context, concurrency):
+    """What a node's answer is before its price (kept by the build across an edit of prices,
+    macros/engine_cache.py) reads nothing of the price: every model, format and node answered
+    on the catalog, then priced from a catalog whose every node costs something else, equals a
+    fresh fit of that catalog, field for field; and the prices did change, so a kept answer
+    that brought its old prices along would differ."""
+    rng = random.Random(11)
+    dearer = dataclasses.replace(
+        catalog,
+        nodes=tuple(dataclasses.replace(n, price_month_usd=float(rng.randint(50, 90_000))) for n in catalog.nodes),
+    )
+    changed = 0
+    for model in catalog.llms:
+        for fmt in catalog.formats:
+            try:
+                work = workload(catalog, model, fmt, context, concurrency)
+            except EngineError:
+                continue
+            kept: dict = {}
+            before = fit_all(catalog, work, kept)
+            assert sorted(kept) == sorted(n.id for n in catalog.nodes)
+            again = fit_all(dearer, work, kept)
+            assert again == fit_all(dearer, work), (model, fmt)
+            for old, new, node in zip(before, again, dearer.nodes, strict=True):
+                assert new.price_month_usd == node.price_month_usd
+                assert {f: getattr(old, f) for f in NODEFIT_FIELDS if f not in PRICE_FIELDS} == {
+                    f: getattr(new, f) for f in NODEFIT_FIELDS if f not in PRICE_FIELDS
+                }
+                if old.usd_per_million_output_tokens is not None:
+                    assert new.usd_per_million_output_tokens == pytest.approx(
+                        old.usd_per_million_output_tokens * new.price_month_usd / old.price_month_usd, rel=1e-12
+                    )
+                    changed += new.usd_per_million_output_tokens != old.usd_per_million_output_tokens
+    assert changed > 500
 
 
 def _price_per_million_output(serving, work, batch, replicas, price_hour):

@@ -60,3 +60,48 @@ def test_the_hooks_keep_no_state_in_the_config_or_the_macros_package():
     assert "global " not in source
     assert 'config["extra"][' not in source
     assert "get_env =" not in source  # the theme's environment is adjusted in on_env, not patched
+
+
+def test_the_theme_files_listed_once_a_process_are_the_ones_mkdocs_lists(tmp_path):
+    """MkDocs lists the theme's static files on every build (some 14,500 names, Material's icons);
+    the hooks list them once a process. What they add is what MkDocs' own listing adds; a file
+    added to the theme's overrides is seen on the next build; a file of the pages' folder is
+    never replaced by the theme's."""
+    out = _run(
+        f"""
+        import importlib.util, shutil, sys
+        from pathlib import Path
+        from mkdocs.config import load_config
+        from mkdocs.structure.files import File, Files
+
+        own = Files.add_files_from_theme  # MkDocs' own, before any hook replaces it
+        spec = importlib.util.spec_from_file_location("hooks", "macros/build_hooks.py")
+        hooks = sys.modules["hooks"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(hooks)
+        listed = []
+        hooks._add_files_from_theme = lambda files, env, config: listed.append(1) or own(files, env, config)
+
+        custom = Path({str(tmp_path)!r}) / "overrides"
+        shutil.copytree("overrides", custom)
+        config = load_config(
+            "mkdocs.yml", theme={{"name": "material", "custom_dir": str(custom)}}, site_dir={str(tmp_path / "site")!r}
+        )
+        env = config.theme.get_env()
+
+        def files(add):
+            found = Files([File("assets/stylesheets/site.css", config.docs_dir, config.site_dir, True)])
+            add(found, env, config)
+            return [(f.src_uri, f.abs_src_path, f.dest_uri, f.url) for f in found]
+
+        mkdocs_lists = files(own)
+        first, second = files(hooks.add_theme_files), files(hooks.add_theme_files)
+        (custom / "assets" / "added.txt").write_text("new")
+        added, mkdocs_lists_added = files(hooks.add_theme_files), files(own)
+        shadow = [f for f in first if f[0] == "assets/stylesheets/site.css"]
+        print(len(mkdocs_lists), first == second == mkdocs_lists, added == mkdocs_lists_added != first)
+        print(len(listed), shadow[0][1].startswith(config.docs_dir), any(f[0] == "assets/added.txt" for f in added))
+        """
+    )
+    lines = [line.split() for line in out.splitlines()]
+    assert int(lines[0][0]) > 20 and lines[0][1:] == ["True", "True"]
+    assert lines[1] == ["2", "True", "True"]  # listed once, then once more after the overrides changed

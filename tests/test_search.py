@@ -77,3 +77,22 @@ def test_french_search_ships_lunrs_french_beside_its_wrapper(site):
             wrapper == (ROOT / "overrides" / "assets" / "javascripts" / "lunr" / "min" / "lunr.fr.min.js").read_text()
         )
         assert 'importScripts("../lunr/min/lunr.fr.vendor.min.js")' in wrapper
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_configured_separator_and_pipeline_are_materials_own_for_the_locale(locale):
+    """mkdocs.yml gives the search plugin the separator and pipeline Material would look up in
+    its language templates (so that it need not compile them on every build): they must be the
+    ones Material's templates give for each locale, as the search plugin reads them."""
+    import re
+
+    from mkdocs.config import load_config
+
+    from macros.locales import locales
+
+    config = load_config(str(next(loc.config for loc in locales() if loc.code == locale)))
+    module = config.theme.get_env().get_template("partials/language.html", None, {"config": config}).module
+    search = config.plugins["material/search"].config
+    assert search.separator == module.t("search.config.separator")
+    assert search.pipeline == [p for p in re.split(r"\s*,\s*", module.t("search.config.pipeline")) if p]
+    assert module.t("search.config.lang") == locale  # the one word still looked up, per locale

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError, shown, unknown
-from .fit import MAX_CONCURRENCY, MAX_TOKENS, Workload, fit_all, fit_node, workload
+from .fit import MAX_CONCURRENCY, MAX_TOKENS, Unpriced, Workload, fit_all, price_fit, unpriced_fit, workload
 from .health import check_allreduce, check_nvlink, check_topology, differs, expected_matrix
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
@@ -240,12 +240,17 @@ def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> A
     raise unknown("model", model_id, [*catalog.llms, *catalog.diffusion], 60)
 
 
-def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
+def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpriced] | None = None) -> Evaluation:
     """The one entry point: a request (keys in REQUEST_KEYS) to every node's fit, typed.
 
     The browser's worker, the build's widgets, the guides' macros and the command line all come
     through here, so a request means the same thing wherever it is made. Raises EngineError
     with a reader-facing message when the request cannot be answered.
+
+    `unpriced`: a language model's answers before the nodes' prices (fit.Unpriced, by node id),
+    kept by a caller from an earlier evaluation of this request on a catalog that differs from
+    this one in nodes' prices at most; the nodes it lacks are added to it. The answers are
+    priced afresh from this catalog, so they are what an evaluation without it gives.
     """
     if not isinstance(request, dict):
         raise EngineError("the request must be an object")
@@ -274,7 +279,15 @@ def evaluate(catalog: Catalog, request: dict[str, Any]) -> Evaluation:
     if not isinstance(fmt, str):
         raise EngineError("choose a format", "no_format")
     work = workload(catalog, model, fmt, context, concurrency, **options)
-    fits = tuple(fit_all(catalog, work) if node_id is None else (fit_node(catalog, work, nodes[0]),))
+    if node_id is None:
+        fits = tuple(fit_all(catalog, work, unpriced))
+    else:
+        found = None if unpriced is None else unpriced.get(node_id)
+        if found is None:
+            found = unpriced_fit(catalog, work, nodes[0])
+            if unpriced is not None:
+                unpriced[node_id] = found
+        fits = (price_fit(catalog, work, nodes[0], found),)
     read = None if isinstance(model, str) else model_read(work.model)
     return Evaluation("llm", work.model.name, nodes, fits, work, read)
 

@@ -164,6 +164,29 @@ class NodeFit:
 
 
 _NODEFIT_FIELDS = tuple(f.name for f in fields(NodeFit))
+# What the node's price sets (price_fit); every other field is the same at any price.
+PRICED_FIELDS = (
+    "price_month_usd",
+    "price_hour_usd",
+    "usd_per_million_output_tokens",
+    "usd_per_million_input_tokens",
+    "best_usd_per_million_output_tokens",
+)
+
+
+@dataclass(frozen=True)
+class Unpriced:
+    """A node's answer before its price: what `unpriced_fit` works out, which `price_fit` prices.
+
+    `figures` holds every NodeFit field but PRICED_FIELDS (read it, never modify it); `load`
+    and `best` are what the prices per token divide the hour by: the node's output tokens per
+    second and the share of its time spent on prompts, at the reader's users and at the most
+    users a replica holds (None where the node gives no such figure).
+    """
+
+    figures: dict[str, Any]
+    load: tuple[float, float] | None = None
+    best: tuple[float, float] | None = None
 
 
 def format_support(gpu: Gpu, fmt: Format, is_moe: bool) -> Reason | None:
@@ -323,16 +346,47 @@ def _accepted(work: Workload, runtime: Runtime, count: int) -> list[tuple[Layout
 
 def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | None = None) -> NodeFit:
     """The verdict and figures for one node (`sizing`: the card's, when the caller shares it)."""
+    return price_fit(catalog, work, node, unpriced_fit(catalog, work, node, sizing))
+
+
+def price_fit(catalog: Catalog, work: Workload, node: Node, unpriced: Unpriced) -> NodeFit:
+    """The node's answer at its price: its monthly and hourly price, and its prices per million tokens."""
+    price_hour = node.price_month_usd / catalog.assumptions.hours_per_month
+    out_m = in_m = best = None
+    if unpriced.load is not None:
+        out_m, in_m = _prices(price_hour, *unpriced.load, work)
+    if unpriced.best is not None:
+        best = _prices(price_hour, *unpriced.best, work)[0]
+    return NodeFit(
+        **unpriced.figures,
+        price_month_usd=node.price_month_usd,
+        price_hour_usd=price_hour,
+        usd_per_million_output_tokens=out_m,
+        usd_per_million_input_tokens=in_m,
+        best_usd_per_million_output_tokens=best,
+    )
+
+
+def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | None = None) -> Unpriced:
+    """`fit_node` before the node's price: the verdict, the layout, memory, speed, and what the
+    prices per token divide the hour by. It reads nothing of the node's price, so a catalog in
+    which only nodes' prices changed gives the same (tests/test_fit.py checks it on every node)."""
     gpu = catalog.gpus[node.gpu]
-    a = catalog.assumptions
     runtime = resolve_runtime(catalog, work)
-    price_hour = node.price_month_usd / a.hours_per_month
     if sizing is None:
         sizing = _Sizing(catalog, work, gpu, runtime)
     is_moe = work.model.architecture.moe is not None
     users = work.concurrency
 
-    def result(verdict: str, layout: Layout, reason: Reason, notes: tuple[Reason, ...] = (), **extra: Any) -> NodeFit:
+    def result(
+        verdict: str,
+        layout: Layout,
+        reason: Reason,
+        notes: tuple[Reason, ...] = (),
+        load: tuple[float, float] | None = None,
+        best: tuple[float, float] | None = None,
+        **extra: Any,
+    ) -> Unpriced:
         figures: dict[str, Any] = {
             "decode_tok_s_per_user": None,
             "decode_tok_s_per_user_no_comm": None,
@@ -341,9 +395,6 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
             "bound": None,
             "allreduce_ms_per_token": None,
             "link": None,
-            "usd_per_million_output_tokens": None,
-            "usd_per_million_input_tokens": None,
-            "best_usd_per_million_output_tokens": None,
             "best_concurrency": 0,
             "max_concurrency": 0,
             "max_context": 0,
@@ -353,7 +404,7 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
         figures.update(extra)
         fits = verdict != "none"
         per_replica = figures["concurrency_per_replica"] or users
-        return NodeFit(
+        figures.update(
             node=node.id,
             gpu=gpu.id,
             count=node.count,
@@ -368,13 +419,11 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
             weights_gb=sizing.weights_card(layout) / GB,
             kv_gb=sizing.kv_sequence(layout, work.context) * per_replica / GB,
             reserve_gb=sizing.reserve(layout) / GB,
-            price_month_usd=node.price_month_usd,
-            price_hour_usd=price_hour,
             weight_only=any(n.code == "weight_only" for n in notes),
             reason=reason,
             notes=notes,
-            **figures,
         )
+        return Unpriced(figures, load, best)
 
     support = format_support(gpu, work.format, is_moe)
     tried = sizing.tried.get(node.count)
@@ -415,7 +464,7 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
     replicas = node.count // layout.cards
     per_replica = math.ceil(users / replicas)
     serving = _serving(catalog, work, node, gpu, runtime, sizing, layout)
-    figures = _speed_and_price(work, serving, sizing, layout, replicas, users, price_hour, gpu, runtime)
+    figures, load, best = _speed(work, serving, sizing, layout, replicas, users, gpu, runtime)
     most = sizing.most_sequences(layout, work.context)
     need = {"need": sizing.need(layout, work.context, per_replica) / GB, "capacity": sizing.capacity / GB}
     if layout.cards == 1:
@@ -440,6 +489,8 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
         layout,
         reason,
         notes,
+        load,
+        best,
         replicas=replicas,
         concurrency_per_replica=per_replica,
         max_context=sizing.longest_context(layout, per_replica),
@@ -538,17 +589,17 @@ def _steady(serving: Serving, work: Workload, batch: int) -> _Load:
     )
 
 
-def _speed_and_price(
+def _speed(
     work: Workload,
     serving: Serving,
     sizing: _Sizing,
     layout: Layout,
     replicas: int,
     users: int,
-    price_hour: float,
     gpu: Gpu,
     runtime: Runtime,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], tuple[float, float], tuple[float, float] | None]:
+    """The speeds at the reader's users; what the prices divide the hour by, there and at the best price."""
     groups = _spread(users, replicas)
     loads = [(_load(serving, work, batch, sizing.loads), count) for batch, count in groups]
     slowest = loads[0][0]
@@ -558,9 +609,8 @@ def _speed_and_price(
     ttft = runtime.request_overhead_s + serving.prefill_seconds(
         work.input_tokens, batch - 1, work.input_tokens + work.output_tokens / 2
     )
-    out_m, in_m = _prices(price_hour, total, prefill_time, work)
-    best, best_users = _best_price(work, serving, sizing, layout, replicas, price_hour, gpu, runtime)
-    return {
+    best, best_users = _best_load(work, serving, sizing, layout, replicas, gpu, runtime)
+    figures = {
         "decode_tok_s_per_user": slowest.per_user,
         "decode_tok_s_per_user_no_comm": slowest.per_user_no_comm,
         "decode_tok_s_total": total,
@@ -568,11 +618,9 @@ def _speed_and_price(
         "bound": slowest.bound,
         "allreduce_ms_per_token": slowest.comm_s * 1000,
         "link": (serving.tp_link or serving.pp_link).name if (serving.tp_link or serving.pp_link) else None,
-        "usd_per_million_output_tokens": out_m,
-        "usd_per_million_input_tokens": in_m,
-        "best_usd_per_million_output_tokens": best,
         "best_concurrency": best_users,
     }
+    return figures, (total, prefill_time), best
 
 
 def _prices(price_hour: float, total: float, prefill_share: float, work: Workload) -> tuple[float, float]:
@@ -582,17 +630,17 @@ def _prices(price_hour: float, total: float, prefill_share: float, work: Workloa
     return price_hour * (1 - prefill_share) / outputs * 1e6, price_hour * prefill_share / inputs * 1e6
 
 
-def _best_price(
+def _best_load(
     work: Workload,
     serving: Serving,
     sizing: _Sizing,
     layout: Layout,
     replicas: int,
-    price_hour: float,
     gpu: Gpu,
     runtime: Runtime,
-) -> tuple[float | None, int]:
-    """The lowest price per million output tokens over the users the node holds, and where it is reached.
+) -> tuple[tuple[float, float] | None, int]:
+    """Where the lowest price per million output tokens over the users the node holds is reached:
+    the node's load there (its output tokens per second, the share spent on prompts) and its users.
 
     Up to what memory holds at the context and the runtime's default batch limit per replica.
     The price per output token is a decode step's time per sequence (each user's prefill takes
@@ -605,18 +653,13 @@ def _best_price(
     most = _most_batch(work, sizing, layout, replicas, gpu, runtime)
     if most < 1:
         return None, 0
-    return _price_at(work, serving, sizing, replicas, price_hour, most), most * replicas
+    load = _load(serving, work, most, sizing.loads)
+    return (load.total * replicas, load.prefill_share), most * replicas
 
 
 def _most_batch(work: Workload, sizing: _Sizing, layout: Layout, replicas: int, gpu: Gpu, runtime: Runtime) -> int:
     """The most users one replica takes: what memory holds at the context, within the runtime's batch limit."""
     return min(sizing.most_sequences(layout, work.context), max_sequences(runtime, gpu), MAX_CONCURRENCY // replicas)
-
-
-def _price_at(work: Workload, serving: Serving, sizing: _Sizing, replicas: int, price_hour: float, batch: int) -> float:
-    """The price per million output tokens with `batch` users on each replica."""
-    load = _load(serving, work, batch, sizing.loads)
-    return _prices(price_hour, load.total * replicas, load.prefill_share, work)[0]
 
 
 def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Serving:
@@ -626,17 +669,27 @@ def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Ser
     return _serving(catalog, work, node, gpu, runtime, _Sizing(catalog, work, gpu, runtime), layout)
 
 
-def fit_all(catalog: Catalog, work: Workload) -> list[NodeFit]:
-    """Every node of the catalog, in catalog order."""
+def fit_all(catalog: Catalog, work: Workload, unpriced: dict[str, Unpriced] | None = None) -> list[NodeFit]:
+    """Every node of the catalog, in catalog order.
+
+    `unpriced`: each node's answer before its price (by node id), kept by a caller from an
+    earlier call for the same workload on a catalog that differs from this one in nodes' prices
+    at most; the nodes it lacks are worked out and added to it.
+    """
     runtime = resolve_runtime(catalog, work)
     sizings: dict[str, _Sizing] = {}
     tried: dict[int, list[tuple[Layout, Reason | None]]] = {}
     out = []
     for node in catalog.nodes:
-        sizing = sizings.get(node.gpu)
-        if sizing is None:
-            sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu], runtime, tried)
-        out.append(fit_node(catalog, work, node, sizing))
+        found = None if unpriced is None else unpriced.get(node.id)
+        if found is None:
+            sizing = sizings.get(node.gpu)
+            if sizing is None:
+                sizing = sizings[node.gpu] = _Sizing(catalog, work, catalog.gpus[node.gpu], runtime, tried)
+            found = unpriced_fit(catalog, work, node, sizing)
+            if unpriced is not None:
+                unpriced[node.id] = found
+        out.append(price_fit(catalog, work, node, found))
     return out
 
 
