@@ -245,12 +245,16 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
             rendered = with_reason_text(raw, locale, number)
             bundles.setdefault(fmt_id, {})[model] = rendered
     for fmt_id, answers in bundles.items():
-        bundle = {"version": 1, "locale": locale, "format": fmt_id, "answers": answers}
-        (folder / f"{fmt_id}.json").write_text(answers_json(bundle), encoding="utf-8")
+        # Each answer is serialized once and written in both files: the texts are the ones
+        # json.dumps gives for the two bundles (a test holds them to it).
+        texts = {model: answers_json(answer) for model, answer in answers.items()}
+        head = f'{{"version":1,"locale":{answers_json(locale)},"format":{answers_json(fmt_id)}'
+        whole = ",".join(f"{answers_json(model)}:{text}" for model, text in texts.items())
+        (folder / f"{fmt_id}.json").write_text(f'{head},"answers":{{{whole}}}}}', encoding="utf-8")
         (folder / fmt_id).mkdir(exist_ok=True)
-        for model, answer in answers.items():
-            one = {"version": 1, "locale": locale, "format": fmt_id, "model": model, "answer": answer}
-            (folder / fmt_id / f"{model}.json").write_text(answers_json(one), encoding="utf-8")
+        for model, text in texts.items():
+            one = f'{head},"model":{answers_json(model)},"answer":{text}}}'
+            (folder / fmt_id / f"{model}.json").write_text(one, encoding="utf-8")
 
 
 def answers_json(bundle: dict[str, Any]) -> str:

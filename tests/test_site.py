@@ -290,7 +290,11 @@ def test_one_copy_of_pyodide_serves_every_locale(site):
 def test_build_time_answers_cover_every_model_format_and_locale(site, catalog):
     for locale in LOCALES:
         for fmt in catalog.formats:
-            bundle = json.loads((site / "engine" / "answers" / locale / f"{fmt}.json").read_text())
+            text = (site / "engine" / "answers" / locale / f"{fmt}.json").read_text()
+            bundle = json.loads(text)
+            # Written as json.dumps writes it, compact (the build puts the text together from
+            # each answer's own: it must come out the same).
+            assert text == json.dumps(bundle, ensure_ascii=False, separators=(",", ":"))
             assert (bundle["locale"], bundle["format"]) == (locale, fmt)
             assert set(bundle["answers"]) == {*catalog.llms, *catalog.diffusion}
             for answer in bundle["answers"].values():
@@ -301,7 +305,10 @@ def test_build_time_answers_cover_every_model_format_and_locale(site, catalog):
             folder = site / "engine" / "answers" / locale / fmt
             assert {p.name for p in folder.iterdir()} == {f"{m}.json" for m in bundle["answers"]}
             for model, answer in bundle["answers"].items():
-                one = json.loads((folder / f"{model}.json").read_text())
+                text = (folder / f"{model}.json").read_text()
+                one = json.loads(text)
+                assert text == json.dumps(one, ensure_ascii=False, separators=(",", ":"))
+                assert list(one) == ["version", "locale", "format", "model", "answer"]
                 assert (one["locale"], one["format"], one["model"]) == (locale, fmt, model)
                 assert one["answer"] == answer
 
