@@ -64,7 +64,11 @@ TARGETS = {
     "repaint_ms": ("<", 50.0, "field change to new table painted, engine ready (every change, reader's pace)"),
     "repaint_engine_only_ms": ("<", 50.0, "the same, for context and concurrency changes (no build-time answer)"),
     "loading_answer_ms": ("<", 100.0, "catalog model, then format, at the default context, before Pyodide is ready"),
-    "build_ratio": ("<=", 1.3, "both locales / bare Material build of the same pages"),
+    "build_ratio": (
+        "<=",
+        1.3,
+        "both locales / bare Material build of the same pages, cold (median of the runs' ratios)",
+    ),
     "preview_rebuild_s": ("<", 1.0, "preview rebuild after a one-line edit of a guide"),
     "preview_rebuild_catalog_s": ("<", 1.0, "preview rebuild after a node's price is edited in the catalog"),
     "first_answer_before_pyodide": (
@@ -173,11 +177,21 @@ def bench_build(runs: int, work: Path) -> dict[str, Any]:
     # `ours` builds the locales of one run in one process, as `make site` does; the bare build
     # runs one `mkdocs build` per locale, the way a bare Material site would be built.
     # "both" is every locale (the name keeps the history's figures comparable).
+    # Ours and the bare build alternate, in turn first, so that each run's pair shares the
+    # machine's moment; the ratio is the median of the runs' ratios, as the ready ratio is.
     for name, locales in (("both", list(LOCALES)), *((code, [code]) for code in LOCALES)):
-        out[f"build_{name}_cold_s"] = stats([ours(locales, True) for _ in range(runs)], "s")
-        out[f"build_{name}_warm_s"] = stats([ours(locales, False) for _ in range(runs)], "s")
-        out[f"bare_{name}_cold_s"] = stats([bare_build(locales, True) for _ in range(runs)], "s")
-        out[f"bare_{name}_warm_s"] = stats([bare_build(locales, False) for _ in range(runs)], "s")
+        for when, clean in (("cold", True), ("warm", False)):
+            times: dict[str, list[float]] = {"build": [], "bare": []}
+            for run in range(runs):
+                order = ("build", "bare") if run % 2 == 0 else ("bare", "build")
+                for which in order:
+                    build = ours if which == "build" else bare_build
+                    times[which].append(build(locales, clean))
+            out[f"build_{name}_{when}_s"] = stats(times["build"], "s")
+            out[f"bare_{name}_{when}_s"] = stats(times["bare"], "s")
+            if name == "both" and when == "cold":
+                ratios = [a / b for a, b in zip(times["build"], times["bare"], strict=True)]
+                out["build_ratio_runs"] = stats(ratios, "ratio")
     return out
 
 
@@ -808,7 +822,7 @@ def main() -> None:
         # The median of each run's ratio: the two pages of a run share the machine's moment.
         "configurator_ready_ratio": figures["configurator_ready_ratio_runs"]["median"],
         "configurator_return_ratio": figures["configurator_return_ratio_runs"]["median"],
-        "build_ratio": figures["build_both_cold_s"]["median"] / figures["bare_both_cold_s"]["median"],
+        "build_ratio": figures["build_ratio_runs"]["median"],
         "repaint_ms": figures["repaint_ms"]["median"],
         "preview_rebuild_s": figures["preview_rebuild_s"]["median"],
     }
