@@ -22,8 +22,8 @@ the plain start). It takes a third off the compressed snapshot without fetching 
 
 Why parts: a browser keeps a response in its HTTP cache only below a size limit, and the lowest
 is the in-memory cache of a private window: there (Chromium 156, measured by the bench) the
-snapshot as one 31 MB file was fetched again on every visit, while 4 MiB parts come from the
-cache. The worker fetches and checks them side by side.
+snapshot as one file (31 MB then, 10 MB since its pages of zeros are left out) was fetched again
+on every visit, while 4 MiB parts come from the cache. The worker fetches and checks them side by side.
 
 A snapshot depends only on Pyodide, the engine's files and the builder: it is kept in
 `.cache/snapshot/` under a key of the three, so a build that changed neither is not slowed.
