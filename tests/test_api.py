@@ -174,7 +174,7 @@ def test_a_forced_layout_the_runtime_refuses_is_refused_with_its_reason(catalog)
 ROOT = ENGINE.parent.parent
 # The engine's functions below its entry point: a caller that sizes a workload itself could
 # read a request differently from the browser.
-BELOW_THE_ENTRY_POINT = {"fit_all", "fit_node", "workload", "fit_diffusion"}
+BELOW_THE_ENTRY_POINT = {"fit_all", "fit_nodes", "fit_node", "unpriced_fit", "price_fit", "workload", "fit_diffusion"}
 
 
 @pytest.mark.parametrize("caller", ["macros/cli.py", "macros/guide_macros.py", "macros/fitengine/browser.py"])

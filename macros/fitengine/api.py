@@ -15,7 +15,7 @@ from typing import Any, Literal
 from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError, shown, unknown
-from .fit import MAX_CONCURRENCY, MAX_TOKENS, Unpriced, Workload, fit_all, price_fit, unpriced_fit, workload
+from .fit import MAX_CONCURRENCY, MAX_TOKENS, Unpriced, Workload, fit_nodes, workload
 from .health import check_allreduce, check_nvlink, check_topology, differs, expected_matrix
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
@@ -279,15 +279,7 @@ def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpr
     if not isinstance(fmt, str):
         raise EngineError("choose a format", "no_format")
     work = workload(catalog, model, fmt, context, concurrency, **options)
-    if node_id is None:
-        fits = tuple(fit_all(catalog, work, unpriced))
-    else:
-        found = None if unpriced is None else unpriced.get(node_id)
-        if found is None:
-            found = unpriced_fit(catalog, work, nodes[0])
-            if unpriced is not None:
-                unpriced[node_id] = found
-        fits = (price_fit(catalog, work, nodes[0], found),)
+    fits = tuple(fit_nodes(catalog, work, nodes, unpriced))
     read = None if isinstance(model, str) else model_read(work.model)
     return Evaluation("llm", work.model.name, nodes, fits, work, read)
 

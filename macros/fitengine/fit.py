@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -670,7 +671,14 @@ def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Ser
 
 
 def fit_all(catalog: Catalog, work: Workload, unpriced: dict[str, Unpriced] | None = None) -> list[NodeFit]:
-    """Every node of the catalog, in catalog order.
+    """Every node of the catalog, in catalog order (`unpriced`: see fit_nodes)."""
+    return fit_nodes(catalog, work, catalog.nodes, unpriced)
+
+
+def fit_nodes(
+    catalog: Catalog, work: Workload, nodes: Iterable[Node], unpriced: dict[str, Unpriced] | None = None
+) -> list[NodeFit]:
+    """The given nodes of the catalog, in their order.
 
     `unpriced`: each node's answer before its price (by node id), kept by a caller from an
     earlier call for the same workload on a catalog that differs from this one in nodes' prices
@@ -680,7 +688,7 @@ def fit_all(catalog: Catalog, work: Workload, unpriced: dict[str, Unpriced] | No
     sizings: dict[str, _Sizing] = {}
     tried: dict[int, list[tuple[Layout, Reason | None]]] = {}
     out = []
-    for node in catalog.nodes:
+    for node in nodes:
         found = None if unpriced is None else unpriced.get(node.id)
         if found is None:
             sizing = sizings.get(node.gpu)
