@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from macros.fitengine import EngineError, NodeFit, fit_all, fit_node, group_link, workload
+from macros.fitengine.fit import PRICED_FIELDS
 
 SEED = {"4x-a100-pcie-80gb": 18, "4x-a100-sxm4-80gb": 19}  # the seed guide's table, tok/s
 NODEFIT_FIELDS = [f.name for f in fields(NodeFit)]
@@ -126,13 +127,14 @@ def test_prices_per_month_hour_and_million_tokens(catalog):
     assert 1 <= r.best_concurrency <= r.max_concurrency
 
 
-PRICE_FIELDS = (
-    "price_month_usd",
-    "price_hour_usd",
-    "usd_per_million_output_tokens",
-    "usd_per_million_input_tokens",
-    "best_usd_per_million_output_tokens",
-)
+def every_workload(catalog, context, concurrency):
+    """(model, format, workload) for every model and format of the catalog the engine accepts at this context and users."""
+    for model in catalog.llms:
+        for fmt in catalog.formats:
+            try:
+                yield model, fmt, workload(catalog, model, fmt, context, concurrency)
+            except EngineError:
+                continue
 
 
 @pytest.mark.parametrize(("context", "concurrency"), [(None, None), (16384, 12)])
@@ -148,27 +150,22 @@ def test_answers_kept_before_their_price_give_at_new_prices_what_a_fresh_fit_giv
         nodes=tuple(dataclasses.replace(n, price_month_usd=float(rng.randint(50, 90_000))) for n in catalog.nodes),
     )
     changed = 0
-    for model in catalog.llms:
-        for fmt in catalog.formats:
-            try:
-                work = workload(catalog, model, fmt, context, concurrency)
-            except EngineError:
-                continue
-            kept: dict = {}
-            before = fit_all(catalog, work, kept)
-            assert sorted(kept) == sorted(n.id for n in catalog.nodes)
-            again = fit_all(dearer, work, kept)
-            assert again == fit_all(dearer, work), (model, fmt)
-            for old, new, node in zip(before, again, dearer.nodes, strict=True):
-                assert new.price_month_usd == node.price_month_usd
-                assert {f: getattr(old, f) for f in NODEFIT_FIELDS if f not in PRICE_FIELDS} == {
-                    f: getattr(new, f) for f in NODEFIT_FIELDS if f not in PRICE_FIELDS
-                }
-                if old.usd_per_million_output_tokens is not None:
-                    assert new.usd_per_million_output_tokens == pytest.approx(
-                        old.usd_per_million_output_tokens * new.price_month_usd / old.price_month_usd, rel=1e-12
-                    )
-                    changed += new.usd_per_million_output_tokens != old.usd_per_million_output_tokens
+    for model, fmt, work in every_workload(catalog, context, concurrency):
+        kept: dict = {}
+        before = fit_all(catalog, work, kept)
+        assert sorted(kept) == sorted(n.id for n in catalog.nodes)
+        again = fit_all(dearer, work, kept)
+        assert again == fit_all(dearer, work), (model, fmt)
+        for old, new, node in zip(before, again, dearer.nodes, strict=True):
+            assert new.price_month_usd == node.price_month_usd
+            assert {f: getattr(old, f) for f in NODEFIT_FIELDS if f not in PRICED_FIELDS} == {
+                f: getattr(new, f) for f in NODEFIT_FIELDS if f not in PRICED_FIELDS
+            }
+            if old.usd_per_million_output_tokens is not None:
+                assert new.usd_per_million_output_tokens == pytest.approx(
+                    old.usd_per_million_output_tokens * new.price_month_usd / old.price_month_usd, rel=1e-12
+                )
+                changed += new.usd_per_million_output_tokens != old.usd_per_million_output_tokens
     assert changed > 500
 
 
@@ -191,32 +188,26 @@ def test_the_best_price_is_the_lowest_over_every_batch_a_replica_holds(catalog, 
     from macros.fitengine import fit
 
     checked = 0
-    for model in catalog.llms:
-        for fmt in catalog.formats:
-            try:
-                work = workload(catalog, model, fmt, context, concurrency)
-            except EngineError:
+    for model, fmt, work in every_workload(catalog, context, concurrency):
+        runtime = fit.resolve_runtime(catalog, work)
+        for node, row in zip(catalog.nodes, fit_all(catalog, work), strict=True):
+            if row.verdict == "none":
                 continue
-            runtime = fit.resolve_runtime(catalog, work)
-            for node, row in zip(catalog.nodes, fit_all(catalog, work), strict=True):
-                if row.verdict == "none":
-                    continue
-                gpu = catalog.gpus[node.gpu]
-                layout = fit.Layout(row.tensor_parallel, row.pipeline_parallel, row.expert_parallel)
-                replicas = node.count // layout.cards
-                serving = fit.replica(catalog, work, node, layout)
-                sizing = fit._Sizing(catalog, work, gpu, runtime)
-                most = fit._most_batch(work, sizing, layout, replicas, gpu, runtime)
-                assert most >= 1, (model, fmt, node.id)
-                prices = [
-                    _price_per_million_output(serving, work, b, replicas, row.price_hour_usd)
-                    for b in range(1, most + 1)
-                ]
-                cheapest = min(prices)
-                where = (model, fmt, node.id)
-                assert row.best_usd_per_million_output_tokens == pytest.approx(cheapest, rel=1e-12), where
-                assert row.best_concurrency == (prices.index(cheapest) + 1) * replicas, where
-                checked += 1
+            gpu = catalog.gpus[node.gpu]
+            layout = fit.Layout(row.tensor_parallel, row.pipeline_parallel, row.expert_parallel)
+            replicas = node.count // layout.cards
+            serving = fit.replica(catalog, work, node, layout)
+            sizing = fit._Sizing(catalog, work, gpu, runtime)
+            most = fit._most_batch(work, sizing, layout, replicas, gpu, runtime)
+            assert most >= 1, (model, fmt, node.id)
+            prices = [
+                _price_per_million_output(serving, work, b, replicas, row.price_hour_usd) for b in range(1, most + 1)
+            ]
+            cheapest = min(prices)
+            where = (model, fmt, node.id)
+            assert row.best_usd_per_million_output_tokens == pytest.approx(cheapest, rel=1e-12), where
+            assert row.best_concurrency == (prices.index(cheapest) + 1) * replicas, where
+            checked += 1
     assert checked > 500  # most of the catalog's rows fit somewhere
 
 
