@@ -298,6 +298,15 @@ def worker_steps(page: Any) -> dict[str, float]:
     return {name: shift + at for name, at in seen["marks"] if name in WORKER_STEPS}
 
 
+def returned_to(context: Any, url: str) -> tuple[Any, float]:
+    """The French configurator opened twice in `context`: the page, and when it was ready the second time."""
+    page = context.new_page()
+    page.goto(f"{url}/fr/configurateur/")
+    wait_mark(page, "configurator-ready")
+    page.goto(f"{url}/fr/configurateur/")
+    return page, wait_mark(page, "configurator-ready")
+
+
 def fetched_by_worker(page: Any) -> float:
     """Bytes the configurator's worker took from the network (not the HTTP cache) since the navigation."""
     workers = [w for w in page.workers if "configurator-worker" in w.url]
@@ -409,11 +418,8 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
             profile = Path(tempfile.mkdtemp(prefix="bench-profile-"))
             context = p.chromium.launch_persistent_context(str(profile), executable_path=str(CHROMIUM), args=FLAGS)
             try:
-                page = context.new_page()
-                page.goto(f"{url}/fr/configurateur/")
-                wait_mark(page, "configurator-ready")
-                page.goto(f"{url}/fr/configurateur/")
-                return_ready.append(wait_mark(page, "configurator-ready"))
+                page, ready_again = returned_to(context, url)
+                return_ready.append(ready_again)
                 # Where the return visit's time goes: the worker's steps since the navigation.
                 for name, at in worker_steps(page).items():
                     return_steps[name].append(at)
@@ -426,11 +432,8 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
             # response above a few megabytes (Chromium 156), so this bench's server, which does
             # not compress, sends the snapshot and the wasm again (README, Hosting).
             context = browser.new_context()
-            page = context.new_page()
-            page.goto(f"{url}/fr/configurateur/")
-            wait_mark(page, "configurator-ready")
-            page.goto(f"{url}/fr/configurateur/")
-            private_ready.append(wait_mark(page, "configurator-ready"))
+            page, ready_again = returned_to(context, url)
+            private_ready.append(ready_again)
             private_fetched.append(fetched_by_worker(page))
             context.close()
 
