@@ -71,8 +71,12 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# What a cache folder holds (bumped when that changes, so an older folder is made again).
+CACHE_FORM = 2
+
+
 def _key(engine_hashes: dict[str, str], version: str) -> str:
-    parts = {"pyodide": version, "builder": _sha256(BUILDER.read_bytes()), "engine": engine_hashes}
+    parts = {"pyodide": version, "builder": _sha256(BUILDER.read_bytes()), "engine": engine_hashes, "form": CACHE_FORM}
     return _sha256(json.dumps(parts, sort_keys=True).encode())[:24]
 
 
@@ -115,7 +119,11 @@ def _stdlib_zip(files: list[str], out: Path) -> None:
 
 
 def cached_snapshot(engine_dir: Path, engine_hashes: dict[str, str], version: str) -> Path:
-    """The folder holding snapshot.bin, stdlib.zip and info.json for this engine and Pyodide."""
+    """The folder holding stored.bin, stdlib.zip and info.json for this engine and Pyodide.
+
+    stored.bin is the heap's stored ranges end to end, what the site ships; info.json says which
+    ranges (`heap.stored`), the whole heap's size and SHA-256, and the masked region (`base`):
+    worked out once, when the snapshot is made, not on each build that ships it."""
     folder = CACHE / _key(engine_hashes, version)
     if (folder / "info.json").is_file():
         return folder
@@ -126,6 +134,11 @@ def cached_snapshot(engine_dir: Path, engine_hashes: dict[str, str], version: st
         if info.get("engine") != engine_hashes:
             raise SnapshotError("the snapshot's engine files are not the ones the site ships")
         _stdlib_zip(info["stdlib"], staging / "stdlib.zip")
+        heap = (staging / "snapshot.bin").read_bytes()
+        stored = stored_ranges(heap)
+        (staging / "stored.bin").write_bytes(b"".join(heap[start:end] for start, end in stored))
+        (staging / "snapshot.bin").unlink()
+        info["heap"] = {"sha256": _sha256(heap), "bytes": len(heap), "stored": stored}
         (staging / "info.json").write_text(json.dumps(info, sort_keys=True))
         shutil.rmtree(folder, ignore_errors=True)
         staging.rename(folder)
@@ -169,19 +182,18 @@ def ship_snapshot(shared: Path) -> None:
     folder = cached_snapshot(engine, manifest["files"], pyodide_version())
     entry: dict[str, Any] = {"pyodide": pyodide_version(), "engine": manifest["files"]}
     keep: set[str] = set()
-    heap = (folder / "snapshot.bin").read_bytes()
-    stored = stored_ranges(heap)
-    stream = b"".join(heap[start:end] for start, end in stored)
+    info = json.loads((folder / "info.json").read_text())
+    stream = (folder / "stored.bin").read_bytes()
     parts = [
         _ship(engine, "snapshot", "bin", stream[at : at + PART_BYTES], keep) for at in range(0, len(stream), PART_BYTES)
     ]
-    base = json.loads((folder / "info.json").read_text())["base"]
+    heap = info["heap"]
     entry["snapshot"] = {
-        "sha256": _sha256(heap),
-        "bytes": len(heap),
-        "stored": stored,
+        "sha256": heap["sha256"],
+        "bytes": heap["bytes"],
+        "stored": heap["stored"],
         "parts": parts,
-        "base": base,
+        "base": info["base"],
     }
     entry["stdlib"] = _ship(engine, "stdlib", "zip", (folder / "stdlib.zip").read_bytes(), keep)
     # The restored runtime loads no package: it is given the lock file's `info` (which Pyodide
