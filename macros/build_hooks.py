@@ -22,7 +22,6 @@ is on one object, `STATE`.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import shutil
@@ -235,8 +234,12 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     from macros.locale_format import Formatter
 
     fmt = Formatter(locale)
-    # The reasons repeat their figures (a node's memory, a card's capacity): each written once.
-    number = functools.lru_cache(maxsize=None, typed=True)(lambda v: fmt.number(v, REASON_DIGITS))
+
+    # The reasons repeat their figures (a node's memory, a card's capacity): locale_format
+    # writes each once per locale.
+    def number(value: float) -> str:
+        return fmt.number(value, REASON_DIGITS)
+
     folder = shared / "engine" / "answers" / locale
     folder.mkdir(parents=True, exist_ok=True)
     bundles: dict[str, dict[str, Any]] = {}
@@ -257,8 +260,9 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
             (folder / fmt_id / f"{model}.json").write_text(one, encoding="utf-8")
 
 
-def answers_json(bundle: dict[str, Any]) -> str:
-    return json.dumps(bundle, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+def answers_json(value: Any) -> str:
+    """A value of an answers file as the file writes it: compact JSON, UTF-8 as is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def ship_no_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
