@@ -25,13 +25,19 @@ export function engineKey(files) {
 function storedRanges(entry) {
   if (entry.stored === undefined) return [[0, entry.bytes]];
   if (!Array.isArray(entry.stored) || !entry.stored.length) return null;
+  return apartRanges(entry.stored, entry.bytes, 4);
+}
+
+// A copy of `ranges` ([from, to) each, multiples of `unit`), or null unless each is well formed,
+// not empty, after the one before it and ends at `limit` at most.
+function apartRanges(ranges, limit, unit = 1) {
   let after = 0;
-  for (const range of entry.stored) {
-    if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => Number.isSafeInteger(n) && n % 4 === 0)) return null;
-    if (range[0] < after || range[1] <= range[0] || range[1] > entry.bytes) return null;
+  for (const range of ranges) {
+    if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => Number.isSafeInteger(n) && n % unit === 0)) return null;
+    if (range[0] < after || range[1] <= range[0] || range[1] > limit) return null;
     after = range[1];
   }
-  return entry.stored.map(([from, to]) => [from, to]);
+  return ranges.map(([from, to]) => [from, to]);
 }
 
 // The snapshot's parts as the worker fetches them ({ path, sha256, bytes } each, in order), or
@@ -71,13 +77,8 @@ function baseEntry(base, total) {
   if (!base || typeof base !== "object" || !HEX64.test(base.sha256 || "") || !Array.isArray(base.raw)) return null;
   const { offset, bytes } = base;
   if (![offset, bytes].every((n) => Number.isSafeInteger(n) && n >= 0 && n % 4 === 0) || offset + bytes > total) return null;
-  let after = 0;
-  for (const range of base.raw) {
-    if (!Array.isArray(range) || range.length !== 2 || !range.every(Number.isSafeInteger)) return null;
-    if (range[0] < after || range[1] <= range[0] || range[1] > bytes) return null;
-    after = range[1];
-  }
-  return { offset, bytes, sha256: base.sha256, raw: base.raw.map(([from, to]) => [from, to]) };
+  const raw = apartRanges(base.raw, bytes);
+  return raw && { offset, bytes, sha256: base.sha256, raw };
 }
 
 // The runtime's memory as the build saw it before the restore: its first `base.bytes`, copied,
