@@ -66,7 +66,7 @@ class Configurator {
     this.result = null;
     this.sort = DEFAULT_SORT;
     this.answers = new Map(); // format -> promise of the build's answers for every model
-    this.oneAnswers = new Map(); // "format/model" -> promise of the build's answer for one model
+    this.oneAnswers = new Map(); // "format/model" -> promise of {model: the build's answer}
     this.loadedAnswers = new Map(); // format -> {model: answer}, as each is downloaded
     this.generation = 0;
     this.dimTimer = null;
@@ -439,29 +439,31 @@ class Configurator {
   // The build's answers at the default workload. The format the widget starts with: one file
   // holding every model's (the page preloads it), so that any model then answers at once.
   builtAnswers(format) {
-    if (!this.answers.has(format)) {
-      // Only as the build wrote them: a file that does not match the manifest is not used.
-      const bundle = fetchTrusted(this.root, `answers/${this.locale}/${encodeURIComponent(format)}.json`)
-        .then((data) => (data && data.format === format && data.answers ? data.answers : null))
-        .catch(() => null);
-      bundle.then((answers) => answers && this.keep(format, answers));
-      this.answers.set(format, bundle);
-    }
-    return this.answers.get(format);
+    return this.builtFile(this.answers, format, format, `${encodeURIComponent(format)}.json`, (data) =>
+      data.format === format && data.answers ? data.answers : null,
+    );
   }
 
   // Another format: the chosen model's answer alone (a few kB), not every model's.
   builtOneAnswer(model, format) {
-    const key = `${format}/${model}`;
-    if (!this.oneAnswers.has(key)) {
-      const path = `answers/${this.locale}/${encodeURIComponent(format)}/${encodeURIComponent(model)}.json`;
-      const one = fetchTrusted(this.root, path)
-        .then((data) => (data && data.format === format && data.model === model && data.answer ? data.answer : null))
+    const path = `${encodeURIComponent(format)}/${encodeURIComponent(model)}.json`;
+    return this.builtFile(this.oneAnswers, `${format}/${model}`, format, path, (data) =>
+      data.format === format && data.model === model && data.answer ? { [model]: data.answer } : null,
+    );
+  }
+
+  // One of this locale's answers files for `format`, fetched once (`cache`, by `key`), only as
+  // the build wrote it (a file that does not match the manifest is not used); `pick` reads
+  // {model: answer} from it, or null when it is not the file asked for. What it holds is kept.
+  builtFile(cache, key, format, path, pick) {
+    if (!cache.has(key)) {
+      const answers = fetchTrusted(this.root, `answers/${this.locale}/${path}`)
+        .then((data) => (data ? pick(data) : null))
         .catch(() => null);
-      one.then((answer) => answer && this.keep(format, { [model]: answer }));
-      this.oneAnswers.set(key, one);
+      answers.then((found) => found && this.keep(format, found));
+      cache.set(key, answers);
     }
-    return this.oneAnswers.get(key);
+    return cache.get(key);
   }
 
   prefetchFormats(model) {
