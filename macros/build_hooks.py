@@ -119,7 +119,9 @@ def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
     return env
 
 
-_add_files_from_theme = Files.add_files_from_theme  # MkDocs' own
+# MkDocs' own, even if this file runs again in a process where it already replaced it (each
+# add_theme_files carries the method it calls).
+_add_files_from_theme = getattr(Files.add_files_from_theme, "mkdocs_own", Files.add_files_from_theme)
 
 
 def add_theme_files(files: Files, env: Environment, config: MkDocsConfig) -> None:
@@ -142,6 +144,9 @@ def add_theme_files(files: Files, env: Environment, config: MkDocsConfig) -> Non
     for path, folder in listed:
         if files.get_file_from_path(path) is None:
             files.append(File(path, folder, config.site_dir, config.use_directory_urls))
+
+
+add_theme_files.mkdocs_own = _add_files_from_theme  # type: ignore[attr-defined]
 
 
 def _names_under(folder: str | None) -> tuple[str, ...]:

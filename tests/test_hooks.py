@@ -105,3 +105,29 @@ def test_the_theme_files_listed_once_a_process_are_the_ones_mkdocs_lists(tmp_pat
     lines = [line.split() for line in out.splitlines()]
     assert int(lines[0][0]) > 20 and lines[0][1:] == ["True", "True"]
     assert lines[1] == ["2", "True", "True"]  # listed once, then once more after the overrides changed
+
+
+def test_the_hooks_file_run_again_after_replacing_the_listing_still_calls_mkdocs_own():
+    """Should a second loader run the hooks file in a process where the first copy already put
+    add_theme_files on MkDocs' Files, the second copy must call MkDocs' listing, not the first
+    copy's (which would call it back without end)."""
+    out = _run(
+        """
+        import importlib.util, sys
+        from mkdocs.structure.files import Files
+
+        own = Files.add_files_from_theme
+
+        def load(name):
+            spec = importlib.util.spec_from_file_location(name, "macros/build_hooks.py")
+            module = sys.modules[name] = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+
+        first = load("first_hooks")
+        Files.add_files_from_theme = first.add_theme_files
+        second = load("second_hooks")
+        print(first._add_files_from_theme is own, second._add_files_from_theme is own)
+        """
+    )
+    assert out.split() == ["True", "True"]
