@@ -49,3 +49,17 @@ def test_a_pasted_measurement_is_judged(catalog):
     text = (FIXTURES / "measure" / "topo-8x-h100-nvswitch.txt").read_text(encoding="utf-8")
     out = json.loads(session(catalog).check_json("topo", text, "8x-h100-sxm", "en", plain))
     assert out["ok"] and out["result"]["verdict"] in {"ok", "warning", "fault"}
+
+
+def test_the_warm_up_asks_every_model_and_format_and_each_is_answered(catalog):
+    s = session(catalog)
+    requests = json.loads(s.warm_requests_json())
+    assert {r["model"] for r in requests} == {*catalog.llms, *catalog.diffusion}
+    assert {r["format"] for r in requests if r["model"] in catalog.llms} == set(catalog.formats)
+    assert len({json.dumps(r, sort_keys=True) for r in requests}) == len(requests)  # no question twice
+    for request in requests:
+        if request["model"] in catalog.llms:
+            assert 1 <= request["context"] <= catalog.llms[request["model"]].max_context
+            assert request["concurrency"] >= 1
+        out = json.loads(s.answer_json(json.dumps(request), "en", plain))
+        assert out["ok"], (request, out)

@@ -45,6 +45,35 @@ class Session:
         """The engine's answer to a configurator request, as JSON."""
         return _reply(lambda: answer(self.catalog, json.loads(request_json), locale, self.number or number))
 
+    def warm_requests_json(self) -> str:
+        """Questions for the worker to answer, unseen, once it is ready, as JSON.
+
+        A runtime restored from the build's snapshot has run almost no Python: the browser still
+        runs the interpreter's code unoptimized, and a reader's first answers took twice as long
+        as once it has run a while. Answering these, one per task while the reader reads, gets
+        that done (half a second of the browser's time; once through the list did half as much
+        good): every language model twice, the formats in turn, contexts and users varied, and
+        every image or video model at its published format.
+        """
+        c = self.catalog
+        formats = list(c.formats)
+        contexts = (c.assumptions.default_context, 8192, 32768, 2048)
+        users = (1, 8, 32, 4)
+        out: list[dict[str, Any]] = []
+        for turn in (0, 1):
+            for i, model in enumerate(c.llms.values(), start=turn * 3):
+                out.append(
+                    {
+                        "model": model.id,
+                        "format": formats[i % len(formats)],
+                        "context": min(contexts[i % len(contexts)], model.max_context),
+                        "concurrency": users[(i + turn) % len(users)],
+                    }
+                )
+        for model in c.diffusion.values():
+            out.append({"model": model.id, "format": model.native_format or formats[0]})
+        return json.dumps(out)
+
     def check_json(self, kind: str, text: str, node: str, locale: str, number: Number) -> str:
         """The engine's judgement of a pasted measurement, as JSON."""
         return _reply(lambda: check_measurement(self.catalog, kind, text, node, locale, self.number or number))

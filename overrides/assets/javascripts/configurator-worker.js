@@ -162,6 +162,7 @@ del catalog_json
 use_separators = _session.use_separators
 answer_json = _session.answer_json
 check_json = _session.check_json
+warm_requests_json = _session.warm_requests_json
 reason_digits = _session.digits
 `);
   // The reasons' decimals are the engine's (fitengine.reasons.REASON_DIGITS), as at build time.
@@ -188,6 +189,27 @@ reason_digits = _session.digits
   }
   mark("worker-ready");
   post({ type: "status", state: "ready", started });
+  warmUp(JSON.parse(pyodide.globals.get("warm_requests_json")()), locale);
+}
+
+// Once ready, the engine's questions for getting the browser to optimize the interpreter's code
+// (fitengine/browser.py, Session.warm_requests_json), answered and thrown away one per task, so
+// that a reader's request waits at most for one of them.
+function warmUp(requests, locale) {
+  const step = () => {
+    const next = requests.shift();
+    if (!next) {
+      mark("worker-warm");
+      return;
+    }
+    try {
+      answer(next, locale);
+    } catch {
+      // a request the engine refuses only warms less
+    }
+    setTimeout(step, 0);
+  };
+  setTimeout(step, 0);
 }
 
 self.onmessage = async (event) => {
