@@ -193,10 +193,21 @@ reason_digits = _session.digits
 }
 
 // Once ready, the engine's questions for getting the browser to optimize the interpreter's code
-// (fitengine/browser.py, Session.warm_requests_json), answered and thrown away one per task, so
-// that a reader's request waits at most for one of them.
+// (fitengine/browser.py, Session.warm_requests_json), answered and thrown away one per task. The
+// page's questions go first: the warm-up waits until the page has asked nothing for GIVE_WAY_MS
+// (a question the reader typed while Pyodide loaded comes just after `ready`), and a question
+// that arrives during one of its answers waits for that one alone.
+const GIVE_WAY_MS = 150;
+let asked = 0; // when the page last asked a question, on the worker's clock
+
 function warmUp(requests, locale) {
+  asked = performance.now();
   const step = () => {
+    const wait = asked + GIVE_WAY_MS - performance.now();
+    if (wait > 0) {
+      setTimeout(step, wait);
+      return;
+    }
     const next = requests.shift();
     if (!next) {
       mark("worker-warm");
@@ -222,6 +233,7 @@ self.onmessage = async (event) => {
       post({ type: "status", state: "error", detail: String(error && error.message ? error.message : error).slice(0, 300) });
     }
   } else if (message.type === "answer" || message.type === "check") {
+    asked = performance.now();
     if (!answer) {
       post({ type: message.type, id: message.id, ok: false, error: "engine not ready", transient: true });
       return;
