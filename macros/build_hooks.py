@@ -314,16 +314,6 @@ def on_template_context(context: dict[str, Any], template_name: str, config: MkD
     return context
 
 
-def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, nav: Any) -> dict[str, Any]:
-    """Name the engine's start-up script to the head of a page whose content holds a full
-    configurator (`engine_boot`, None elsewhere): from there it can start before the body is parsed."""
-    from macros.configurator_html import ENGINE_BOOT
-    from macros.html_blocks import holds
-
-    context["engine_boot"] = ENGINE_BOOT if holds(page.content or "", ENGINE_BOOT) else None
-    return context
-
-
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py).
 

@@ -37,10 +37,6 @@ NEEDS_JS = " data-needs-js disabled"
 # the page hands the same list to the widget in `data-columns`.
 COLUMN_IDS = tuple(c.id for c in TABLE_COLUMNS)
 
-# The script that starts a full configurator's engine; a page holding one loads it from its head
-# too (overrides/main.html, through build_hooks.on_page_context).
-ENGINE_BOOT = "assets/javascripts/configurator-boot.js"
-
 
 def is_figure(col: Column) -> bool:
     """A right-aligned figure: every number column but the memory bar."""
@@ -135,7 +131,7 @@ class ConfiguratorHtml:
         ]
         if not compact:
             # Starts the engine once this table is painted, before the rest of the page loads.
-            boot = f"{root}{ENGINE_BOOT}"
+            boot = f"{root}assets/javascripts/configurator-boot.js"
             parts.append(f'<script type="module" async src="{escape(boot)}"></script>')
         parts.append("</div>")
         return "\n".join(parts)

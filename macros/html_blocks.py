@@ -31,8 +31,3 @@ def restore(page_html: str) -> str:
 def expand(text: str) -> str:
     """`text` with every placeholder replaced by its HTML, keeping the blocks for `restore`."""
     return _PLACEHOLDER.sub(lambda m: _blocks[m.group(1)], text)
-
-
-def holds(page_html: str, text: str) -> bool:
-    """Whether a block whose placeholder is in `page_html`, not yet restored, contains `text`."""
-    return any(text in _blocks.get(m.group(1), "") for m in _PLACEHOLDER.finditer(page_html))

@@ -475,47 +475,6 @@ def test_configurator_page_asks_for_pyodide_once_its_table_is_painted(browser, s
     context.close()
 
 
-def test_a_browser_that_kept_pyodide_starts_the_engine_without_waiting_for_a_paint(browser, server):
-    """configurator-boot.js, loaded from the page's head, starts the engine as soon as the widget is
-    parsed when this browser started this Pyodide here before; otherwise it waits for a paint."""
-    version = None
-    for kept in (False, True):
-        context = browser.new_context()
-        page = context.new_page()
-        requests: list = []
-        page.on("request", lambda request, seen=requests: seen.append(request.url))
-        page.route("**/assets/javascripts/configurator.js", lambda route: route.abort())
-        # No frame is ever painted: only a start that does not wait for one asks for Pyodide.
-        script = "window.requestAnimationFrame = () => 0;"
-        if kept:
-            script += f"localStorage.setItem('configurator-pyodide-kept', {json.dumps(version)});"
-        page.add_init_script(script)
-        page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}")
-        version = page.get_attribute("[data-configurator]", "data-pyodide")
-        assert version
-        if kept:
-
-            def asked(page=page, requests=requests):
-                page.wait_for_timeout(50)  # lets Playwright deliver the page's events
-                return any(u.endswith("/pyodide.mjs") for u in requests)
-
-            wait_until(asked, 30, "Pyodide")
-        else:
-            page.wait_for_timeout(2000)
-            assert not any("/pyodide/" in u for u in requests)
-        context.close()
-
-
-def test_a_ready_engine_is_remembered_for_the_next_visit(browser, server):
-    context, page, errors, _ = open_configurator(browser, server)
-    assert page.evaluate("localStorage.getItem('configurator-pyodide-kept')") is None
-    wait_ready(page)
-    version = page.get_attribute("[data-configurator]", "data-pyodide")
-    assert page.evaluate("localStorage.getItem('configurator-pyodide-kept')") == version
-    assert not errors, errors
-    context.close()
-
-
 def card(page):
     return page.eval_on_selector(
         "[data-answer]",

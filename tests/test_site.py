@@ -161,35 +161,6 @@ def test_nothing_loads_from_another_host(site):
                     assert not re.match(r"^(https?:)?//", url), f"{page}: {tag} {url}"
 
 
-def head_scripts(path: Path) -> list[tuple[str, dict[str, str]]]:
-    """The head's scripts and module preloads, resolved to the site's files."""
-    html = path.read_text()
-    head = html[: html.index("</head>")]
-    parser = Tags()
-    parser.feed(head)
-    return [
-        (tag, attrs)
-        for tag, attrs in parser.tags
-        if (tag == "script" and attrs.get("src")) or (tag == "link" and attrs.get("rel") == "modulepreload")
-    ]
-
-
-@pytest.mark.parametrize("locale", LOCALES)
-def test_only_a_page_with_a_full_configurator_starts_the_engine_from_its_head(site, locale):
-    boot = ("script", "configurator-boot.js")
-    for key in PAGE_PATHS:
-        page = page_file(site, locale, key)
-        found = [(tag, resolve(page, site, attrs.get("src") or attrs["href"])) for tag, attrs in head_scripts(page)]
-        starts = [t for t, target in found if (t, target.name) == boot]
-        # The guides' compact widgets start their engine when touched: nothing in their head.
-        assert bool(starts) == (key == "configurator"), (locale, key)
-        if starts:
-            assert ("script", page.parent.parent / "assets/javascripts/configurator-boot.js") in found
-            assert ("link", page.parent.parent / "assets/javascripts/engine-client.js") in found
-            for _, target in found:
-                assert target.is_file(), target
-
-
 def test_each_locale_has_its_own_search_index(site):
     for locale in LOCALES:
         index = json.loads((site / locale / "search" / "search_index.json").read_text())

@@ -72,39 +72,16 @@ export async function fetchTrusted(widget, path) {
   }
 }
 
-// A browser that started this Pyodide on this site before keeps it in its HTTP cache (every file
-// of it is served immutable: README, Hosting), so starting it again downloads nothing. Remembered
-// per version, in the site's storage; a browser that refuses storage is simply never "kept".
-const KEPT = "configurator-pyodide-kept";
-
-export function pyodideKept(version, storage = globalThis.localStorage) {
-  try {
-    return Boolean(version) && storage.getItem(KEPT) === version;
-  } catch {
-    return false;
-  }
-}
-
-export function rememberPyodide(version, storage = globalThis.localStorage) {
-  try {
-    if (version) storage.setItem(KEPT, version);
-  } catch {
-    // storage refused or full: the next visit waits for its first paint, as a first visit does
-  }
-}
-
 // `warm`: a request the worker answers, unseen, before it says it is ready (the first run of
 // the engine's code is by far the slowest; better paid while the reader still waits for Pyodide).
 export function startEngine(widget, warm = null) {
   if (worker) return;
-  const { locale, pyodide: version } = widget.dataset;
   worker = new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
   worker.onmessage = (event) => {
     const message = event.data;
     if (message.type === "status") {
       state = message.state;
       if (message.started) started = message.started;
-      if (message.state === "ready") rememberPyodide(version);
       listeners.forEach((listener) => listener(message));
     } else if (pending.has(message.id)) {
       // The engine's reply, {ok, result} or {ok: false, error, code, params}, comes as the JSON it wrote.
@@ -116,7 +93,8 @@ export function startEngine(widget, warm = null) {
     state = "error";
     listeners.forEach((listener) => listener({ state: "error" }));
   };
-  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale, pyodide: version, warm });
+  const { locale, pyodide } = widget.dataset;
+  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale, pyodide, warm });
 }
 
 function send(message) {
