@@ -180,16 +180,20 @@ reason_digits = _session.digits
   // less than parsing it here and cloning the object across.
   answer = (request, locale) => answerJson(JSON.stringify(request), locale, number);
   check = (kind, text, node, locale) => checkJson(String(kind), String(text), String(node), locale, number);
-  if (warm) {
-    try {
-      answer(warm, locale); // the engine's first run, unseen: see startEngine
-    } catch {
-      // a bad request only warms less
-    }
-  }
+  if (warm) answerUnseen(warm, locale); // the engine's first run: see startEngine
   mark("worker-ready");
   post({ type: "status", state: "ready", started });
   warmUp(JSON.parse(pyodide.globals.get("warm_requests_json")()), locale);
+}
+
+// A question answered only to run the engine's code, its answer thrown away (one the engine
+// refuses only warms less).
+function answerUnseen(request, locale) {
+  try {
+    answer(request, locale);
+  } catch {
+    // nothing to say: nobody asked
+  }
 }
 
 // Once ready, the engine's questions for getting the browser to optimize the interpreter's code
@@ -213,11 +217,7 @@ function warmUp(requests, locale) {
       mark("worker-warm");
       return;
     }
-    try {
-      answer(next, locale);
-    } catch {
-      // a request the engine refuses only warms less
-    }
+    answerUnseen(next, locale);
     setTimeout(step, 0);
   };
   setTimeout(step, 0);
