@@ -4,6 +4,8 @@ disclosure under it rather than in a wide column."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 
 from macros.fitengine import answer
@@ -16,7 +18,9 @@ from .test_site import LOCALES, PAGE_PATHS
 
 pytestmark = pytest.mark.browser
 
-QUERY = "?model=llama-3.3-70b&format=bf16&context=8192&concurrency=20"
+# The workload the page is opened at, and the request the engine is asked for it.
+WORKLOAD = {"model": "llama-3.3-70b", "format": "bf16", "context": 8192, "concurrency": 20}
+QUERY = f"?{urlencode(WORKLOAD)}"
 
 
 def open_page(browser, server, locale, size, query=QUERY, **options):
@@ -49,7 +53,7 @@ CLIPPED = """() => Array.from(document.querySelectorAll('thead th[data-col]'), (
 @pytest.mark.parametrize("locale", LOCALES)
 def test_no_header_is_cut_at_a_desktop_width(browser, server, locale):
     context, page, errors = open_page(browser, server, locale, (1440, 900))
-    settled(page, 8192)
+    settled(page, WORKLOAD["context"])
     heads = page.eval_on_selector_all("thead th[data-col]", "ths => ths.map(th => th.dataset.col)")
     assert heads == [c.id for c in TABLE_COLUMNS]
     assert page.evaluate(CLIPPED) == []
@@ -71,7 +75,7 @@ CARD_FIELDS = ("price_month", "per_mtok", "per_user", "ttft", "memory")
 def test_on_a_phone_each_node_is_a_card_and_nothing_scrolls_sideways(browser, server, catalog, locale):
     width, height = 390, 844
     context, page, errors = open_page(browser, server, locale, (width, height))
-    settled(page, 8192)
+    settled(page, WORKLOAD["context"])
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     scroller = page.eval_on_selector(".configurator__scroll", "el => [el.scrollWidth, el.clientWidth]")
     assert scroller[0] <= scroller[1], scroller
@@ -119,12 +123,12 @@ def test_on_a_phone_each_node_is_a_card_and_nothing_scrolls_sideways(browser, se
 
 def test_the_reason_unfolds_under_the_verdict_from_the_keyboard(browser, server, catalog):
     context, page, errors = open_page(browser, server, "en", (1440, 900))
-    settled(page, 8192)
+    settled(page, WORKLOAD["context"])
     assert page.locator("th[data-col=reason]").count() == 0
     formatter = Formatter("en")
     want = answer(
         catalog,
-        {"model": "llama-3.3-70b", "format": "bf16", "context": 8192, "concurrency": 20},
+        WORKLOAD,
         "en",
         lambda x: formatter.number(x, 1),
     )
@@ -150,7 +154,7 @@ def test_the_reason_unfolds_under_the_verdict_from_the_keyboard(browser, server,
     wait_until(lambda: card(page)["concurrency"] == "4" and card(page)["busy"] == "false", 30, "the answer")
     want4 = answer(
         catalog,
-        {"model": "llama-3.3-70b", "format": "bf16", "context": 8192, "concurrency": 4},
+        {**WORKLOAD, "concurrency": 4},
         "en",
         lambda x: formatter.number(x, 1),
     )
@@ -179,14 +183,14 @@ def test_rows_reordered_by_a_new_answer_each_name_one_node_whole(browser, server
     disclosure are one node's, with the engine's figures, and a reason left open stays open
     under its node."""
     context, page, errors = open_page(browser, server, "en", (1440, 900))
-    settled(page, 8192)
+    settled(page, WORKLOAD["context"])
     before = page.eval_on_selector_all("tbody tr", ROW_PARTS)
     names = {r["node"]: (r["name"], r["label"]) for r in before}
     opened = before[0]["node"]
     page.click(f'tr[data-node="{opened}"] [data-why]')
     page.select_option("select[name=model]", "llama-3.1-8b")
     formatter = Formatter("en")
-    request = {"model": "llama-3.1-8b", "format": "bf16", "context": 8192, "concurrency": 20}
+    request = {**WORKLOAD, "model": "llama-3.1-8b"}
     want = {r["node"]: r for r in answer(catalog, request, "en", lambda x: formatter.number(x, 1))["rows"]}
 
     def after():
