@@ -288,12 +288,18 @@ WORKER_MARKS = """(() => ({ origin: performance.timeOrigin,
 WORKER_STEPS = ("worker-init", "worker-manifest", "worker-snapshot-checked", "worker-pyodide-started", "worker-ready")
 
 
+def configurator_worker(page: Any) -> Any:
+    """The page's configurator worker (the latest, after a navigation), or None."""
+    workers = [w for w in page.workers if "configurator-worker" in w.url]
+    return workers[-1] if workers else None
+
+
 def worker_steps(page: Any) -> dict[str, float]:
     """When the configurator's worker reached each step of its start, in ms on the page's clock."""
-    workers = [w for w in page.workers if "configurator-worker" in w.url]
-    if not workers:
+    worker = configurator_worker(page)
+    if worker is None:
         return {}
-    seen = workers[-1].evaluate(WORKER_MARKS)
+    seen = worker.evaluate(WORKER_MARKS)
     shift = seen["origin"] - page.evaluate("performance.timeOrigin")
     return {name: shift + at for name, at in seen["marks"] if name in WORKER_STEPS}
 
@@ -309,10 +315,10 @@ def returned_to(context: Any, url: str) -> tuple[Any, float]:
 
 def fetched_by_worker(page: Any) -> float:
     """Bytes the configurator's worker took from the network (not the HTTP cache) since the navigation."""
-    workers = [w for w in page.workers if "configurator-worker" in w.url]
-    if not workers:
+    worker = configurator_worker(page)
+    if worker is None:
         return float("nan")
-    return workers[-1].evaluate("performance.getEntriesByType('resource').reduce((sum, e) => sum + e.transferSize, 0)")
+    return worker.evaluate("performance.getEntriesByType('resource').reduce((sum, e) => sum + e.transferSize, 0)")
 
 
 # Armed before a change: resolves, inside the page, with the change's marks once the widget has
