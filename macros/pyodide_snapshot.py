@@ -25,8 +25,13 @@ is the in-memory cache of a private window: there (Chromium 156, measured by the
 snapshot as one file (31 MB then, 10 MB since its pages of zeros are left out) was fetched again
 on every visit, while 4 MiB parts come from the cache. The worker fetches and checks them side by side.
 
-A snapshot depends only on Pyodide, the engine's files and the builder: it is kept in
-`.cache/snapshot/` under a key of the three, so a build that changed neither is not slowed.
+Before saving, the builder drops the columns from the heap's location tables
+(macros/snapshot_lines.py, as Python's `-X no_debug_ranges`): tracebacks in the browser keep
+their line numbers, the compressed snapshot loses a tenth.
+
+A snapshot depends only on Pyodide, the engine's files and the builder (with
+snapshot_lines.py): it is kept in `.cache/snapshot/` under a key of them, so a build that
+changed none is not slowed.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDER = Path(__file__).with_suffix(".mjs")
+LINES = Path(__file__).with_name("snapshot_lines.py")  # run by the builder inside Pyodide
 CACHE = ROOT / ".cache" / "snapshot"
 STDLIB_PREFIX = "/lib/python"
 OFF = ("0", "off", "no", "false")
@@ -76,7 +82,13 @@ CACHE_FORM = 2
 
 
 def _key(engine_hashes: dict[str, str], version: str) -> str:
-    parts = {"pyodide": version, "builder": _sha256(BUILDER.read_bytes()), "engine": engine_hashes, "form": CACHE_FORM}
+    parts = {
+        "pyodide": version,
+        "builder": _sha256(BUILDER.read_bytes()),
+        "lines": _sha256(LINES.read_bytes()),
+        "engine": engine_hashes,
+        "form": CACHE_FORM,
+    }
     return _sha256(json.dumps(parts, sort_keys=True).encode())[:24]
 
 

@@ -134,7 +134,22 @@ const out = py.runPython(`
 from fitengine.browser import Session
 Session(catalog_json).answer_json(request_json, "en", lambda x: f"{x:.1f}")
 `);
-console.log(JSON.stringify({ unmasked, engine: py.globals.get("_snapshot_engine"), modules, out: JSON.parse(out) }));
+// The heap's engine functions, against the same source compiled afresh by this runtime: the
+// same line for every instruction, no column left (macros/snapshot_lines.py).
+py.globals.set("fit_source", fs.readFileSync(`${engine}/fitengine/fit.py`, "utf8"));
+const lines = JSON.parse(py.runPython(`
+import json, types
+import fitengine.fit
+fresh = {c.co_name: c for c in compile(fit_source, "fit.py", "exec").co_consts if isinstance(c, types.CodeType)}
+held = [f.__code__ for f in vars(fitengine.fit).values() if isinstance(f, types.FunctionType) and f.__module__ == "fitengine.fit"]
+json.dumps({
+    "checked": len(held),
+    "same_lines": all([p[0] for p in c.co_positions()] == [p[0] for p in fresh[c.co_name].co_positions()] for c in held),
+    "columns_held": sum(p[2] is not None for c in held for p in c.co_positions()),
+    "columns_fresh": sum(p[2] is not None for c in held for p in fresh[c.co_name].co_positions()),
+})
+`));
+console.log(JSON.stringify({ unmasked, engine: py.globals.get("_snapshot_engine"), modules, lines, out: JSON.parse(out) }));
 """
 
 
@@ -174,6 +189,10 @@ def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog
     assert got["unmasked"] is True
     assert "fitengine.api" in got["modules"] and "fitengine.browser" in got["modules"]
     assert json.loads(got["engine"]) == manifest["files"]
+    # Its functions keep their lines and hold no columns, where the same source compiled holds them.
+    lines = got["lines"]
+    assert lines["checked"] > 10 and lines["same_lines"] is True
+    assert lines["columns_held"] == 0 and lines["columns_fresh"] > 0
     want = answer(catalog, request)
     assert got["out"]["ok"] is True
     by_node = {r["node"]: r for r in got["out"]["result"]["rows"]}
