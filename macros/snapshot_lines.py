@@ -123,7 +123,9 @@ def without_columns(code: types.CodeType, done: dict[int, types.CodeType] | None
 
 def drop_columns() -> int:
     """Give every live function its code without columns; returns how many functions were given one."""
-    done: dict[int, types.CodeType] = {}  # the originals stay alive until the end, so ids are not reused
+    # By the original's id: the walk only looks up code objects that all existed when it began,
+    # so no two of them share an id, even once a replaced original is freed.
+    done: dict[int, types.CodeType] = {}
     count = 0
     for thing in gc.get_objects():
         if isinstance(thing, types.FunctionType):
