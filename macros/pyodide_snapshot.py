@@ -31,7 +31,7 @@ their line numbers, the compressed snapshot loses a tenth.
 
 A snapshot depends only on Pyodide, the engine's files and the builder (with
 snapshot_lines.py): it is kept in `.cache/snapshot/` under a key of them, so a build that
-changed none is not slowed.
+changed none is not slowed. The cache keeps the `KEEP` snapshots used last.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,11 @@ def enabled() -> bool:
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
+
+# Snapshots kept in the cache (each about 10 MB): the one in use and the ones used last, so an
+# engine edited back and forth is not remade each time. Older ones go when a new one is made.
+KEEP = 3
+STAGING_SECONDS = 24 * 3600
 
 # What a cache folder holds (bumped when that changes, so an older folder is made again).
 CACHE_FORM = 2
@@ -138,6 +144,7 @@ def cached_snapshot(engine_dir: Path, engine_hashes: dict[str, str], version: st
     worked out once, when the snapshot is made, not on each build that ships it."""
     folder = CACHE / _key(engine_hashes, version)
     if (folder / "info.json").is_file():
+        os.utime(folder)  # used: the pruning below keeps the folders used last
         return folder
     CACHE.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=CACHE, prefix=".making-"))
@@ -156,7 +163,21 @@ def cached_snapshot(engine_dir: Path, engine_hashes: dict[str, str], version: st
         staging.rename(folder)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    prune_cache(folder)
     return folder
+
+
+def prune_cache(current: Path) -> None:
+    """Remove the cache's older snapshots: `current` and the `KEEP - 1` folders used last stay, and
+    a build's staging folder stays a day (one left by a build that was killed is then removed)."""
+    folders, staging = [], []
+    for entry in CACHE.iterdir():
+        if entry.is_dir() and entry != current:
+            (staging if entry.name.startswith(".making-") else folders).append(entry)
+    folders.sort(key=lambda f: f.stat().st_mtime, reverse=True)
+    old = [f for f in staging if time.time() - f.stat().st_mtime > STAGING_SECONDS]
+    for folder in folders[KEEP - 1 :] + old:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _ship(engine: Path, kind: str, suffix: str, data: bytes, keep: set[str]) -> dict[str, Any]:

@@ -12,10 +12,12 @@ import json
 import os
 import shutil
 import subprocess
+import time
 import zipfile
 
 import pytest
 
+from macros import pyodide_snapshot
 from macros.fitengine import answer
 from macros.pyodide_dist import PYODIDE, pyodide_version
 from macros.pyodide_snapshot import PAGE_BYTES, PART_BYTES
@@ -81,6 +83,54 @@ def test_the_manifest_names_the_snapshot_made_from_the_shipped_engine(site):
     # Only the files the manifest names are shipped: no part of an earlier snapshot is left.
     named = {part["file"] for part in entry["snapshot"]["parts"]}
     assert {p.name for p in (site / "engine").glob("snapshot-*.bin")} == named
+
+
+def test_the_cache_keeps_the_snapshots_used_last_and_drops_a_killed_builds_staging(tmp_path, monkeypatch):
+    monkeypatch.setattr(pyodide_snapshot, "CACHE", tmp_path)
+    now = time.time()
+
+    def folder(name: str, age_s: float):
+        path = tmp_path / name
+        path.mkdir()
+        (path / "stored.bin").write_bytes(b"x")
+        os.utime(path, (now - age_s, now - age_s))
+        return path
+
+    # Five earlier snapshots, an hour apart; the one just made; two builds' staging folders.
+    earlier = [folder(f"key{i}", 3600 * (i + 1)) for i in range(5)]
+    current = folder("current", 3600 * 10)  # its age does not matter: it is the one in use
+    killed, running = folder(".making-killed", 2 * 24 * 3600), folder(".making-running", 60)
+    pyodide_snapshot.prune_cache(current)
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    # The one in use and the KEEP - 1 used last stay; so does a staging folder of the last day.
+    assert pyodide_snapshot.KEEP == 3
+    assert kept == sorted([current.name, earlier[0].name, earlier[1].name, running.name])
+    assert not killed.exists()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_making_a_snapshot_prunes_the_cache(site, tmp_path, monkeypatch):
+    monkeypatch.setattr(pyodide_snapshot, "CACHE", tmp_path)
+    old = time.time() - 3600
+    for i in range(pyodide_snapshot.KEEP + 1):
+        (tmp_path / f"older{i}").mkdir()
+        os.utime(tmp_path / f"older{i}", (old - i, old - i))
+    engine = site / "engine"
+    made = pyodide_snapshot.cached_snapshot(engine, snapshot_entry(site)["files"], pyodide_version())
+    assert (made / "info.json").is_file() and (made / "stored.bin").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([made.name, "older0", "older1"])
+
+
+def test_a_snapshot_taken_from_the_cache_counts_as_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(pyodide_snapshot, "CACHE", tmp_path)
+    hashes, version = {"api.py": "0" * 64}, "314.0.7"
+    folder = tmp_path / pyodide_snapshot._key(hashes, version)
+    folder.mkdir()
+    (folder / "info.json").write_text("{}")
+    week = time.time() - 7 * 24 * 3600
+    os.utime(folder, (week, week))
+    assert pyodide_snapshot.cached_snapshot(tmp_path, hashes, version) == folder
+    assert folder.stat().st_mtime > week + 24 * 3600
 
 
 def test_the_restored_runtime_reads_only_pyodides_own_stdlib_files(site):
