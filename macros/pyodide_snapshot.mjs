@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 
 const [pyodideDir, engineDir, outFile] = process.argv.slice(2);
 if (!pyodideDir || !engineDir || !outFile) {
@@ -25,6 +25,11 @@ const pyodide = await loadPyodide({
   indexURL: pyodideDir + path.sep,
   packages: [],
   _makeSnapshot: true,
+  // Code compiled without its column ranges, as `python -X no_debug_ranges`: Pyodide's standard
+  // library is shipped as sources, so every module its start and the engine import is compiled
+  // here, and the heap keeps each instruction's line but not the columns tracebacks underline
+  // with `^^^` (a tenth off the compressed snapshot). The restored runtime keeps the setting.
+  env: { PYTHONNODEBUGRANGES: "1" },
   stdout: () => {},
   stderr: (line) => console.error(line),
 });
@@ -65,24 +70,6 @@ gc.collect()
 json.dumps(_stdlib_added)
 `);
 pyodide.runPython("del _stdlib_added");
-
-// The location tables without their columns, as Python's -X no_debug_ranges compiles them
-// (macros/snapshot_lines.py, which checks every function keeps its lines): a tenth off the
-// compressed snapshot. The module is not left in the heap.
-const lines = path.join(path.dirname(fileURLToPath(import.meta.url)), "snapshot_lines.py");
-pyodide.FS.mkdirTree("/snapshot-build");
-pyodide.FS.writeFile("/snapshot-build/snapshot_lines.py", fs.readFileSync(lines));
-pyodide.runPython(`
-sys.path.insert(0, "/snapshot-build")
-import snapshot_lines
-sys.path.remove("/snapshot-build")
-sys.path_importer_cache.pop("/snapshot-build", None)
-snapshot_lines.drop_columns()
-del sys.modules["snapshot_lines"], snapshot_lines
-gc.collect()
-`);
-pyodide.FS.unlink("/snapshot-build/snapshot_lines.py");
-pyodide.FS.rmdir("/snapshot-build");
 
 // Freed heap keeps what it held, which compresses badly: take every free block below the
 // heap's top, zero it, and give it back. The live objects are untouched.

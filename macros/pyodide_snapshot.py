@@ -25,17 +25,18 @@ is the in-memory cache of a private window: there (Chromium 156, measured by the
 snapshot as one file (31 MB then, 10 MB since its pages of zeros are left out) was fetched again
 on every visit, while 4 MiB parts come from the cache. The worker fetches and checks them side by side.
 
-Before saving, the builder drops the columns from the heap's location tables
-(macros/snapshot_lines.py, as Python's `-X no_debug_ranges`): tracebacks in the browser keep
-their line numbers, the compressed snapshot loses a tenth.
+The builder starts Pyodide with `PYTHONNODEBUGRANGES=1` (Python's `-X no_debug_ranges`): the
+code in the heap keeps each instruction's line but not the columns tracebacks underline, which
+takes a tenth off the compressed snapshot.
 
-A snapshot depends only on Pyodide, the engine's files and the builder (with
-snapshot_lines.py): it is kept in `.cache/snapshot/` under a key of them, so a build that
-changed none is not slowed. The cache keeps the `KEEP` snapshots used last.
+A snapshot depends only on Pyodide, the engine's files and the builder: it is kept in
+`.cache/snapshot/` under a key of the three, so a build that changed none is not slowed. The
+cache keeps the `KEEP` snapshots used last.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -49,7 +50,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDER = Path(__file__).with_suffix(".mjs")
-LINES = Path(__file__).with_name("snapshot_lines.py")  # run by the builder inside Pyodide
 CACHE = ROOT / ".cache" / "snapshot"
 STDLIB_PREFIX = "/lib/python"
 OFF = ("0", "off", "no", "false")
@@ -88,13 +88,7 @@ CACHE_FORM = 2
 
 
 def _key(engine_hashes: dict[str, str], version: str) -> str:
-    parts = {
-        "pyodide": version,
-        "builder": _sha256(BUILDER.read_bytes()),
-        "lines": _sha256(LINES.read_bytes()),
-        "engine": engine_hashes,
-        "form": CACHE_FORM,
-    }
+    parts = {"pyodide": version, "builder": _sha256(BUILDER.read_bytes()), "engine": engine_hashes, "form": CACHE_FORM}
     return _sha256(json.dumps(parts, sort_keys=True).encode())[:24]
 
 
@@ -144,7 +138,8 @@ def cached_snapshot(engine_dir: Path, engine_hashes: dict[str, str], version: st
     worked out once, when the snapshot is made, not on each build that ships it."""
     folder = CACHE / _key(engine_hashes, version)
     if (folder / "info.json").is_file():
-        os.utime(folder)  # used: the pruning below keeps the folders used last
+        with contextlib.suppress(OSError):  # a read-only cache is still a cache
+            os.utime(folder)  # used: pruning keeps the folders used last
         return folder
     CACHE.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=CACHE, prefix=".making-"))
@@ -170,13 +165,21 @@ def cached_snapshot(engine_dir: Path, engine_hashes: dict[str, str], version: st
 def prune_cache(current: Path) -> None:
     """Remove the cache's older snapshots: `current` and the `KEEP - 1` folders used last stay, and
     a build's staging folder stays a day (one left by a build that was killed is then removed)."""
-    folders, staging = [], []
+    folders: list[tuple[float, Path]] = []
+    old: list[Path] = []
     for entry in CACHE.iterdir():
-        if entry.is_dir() and entry != current:
-            (staging if entry.name.startswith(".making-") else folders).append(entry)
-    folders.sort(key=lambda f: f.stat().st_mtime, reverse=True)
-    old = [f for f in staging if time.time() - f.stat().st_mtime > STAGING_SECONDS]
-    for folder in folders[KEEP - 1 :] + old:
+        try:
+            if not entry.is_dir() or entry == current:
+                continue
+            used = entry.stat().st_mtime
+        except OSError:  # gone meanwhile: another build renamed or removed it
+            continue
+        if not entry.name.startswith(".making-"):
+            folders.append((used, entry))
+        elif time.time() - used > STAGING_SECONDS:
+            old.append(entry)
+    folders.sort(reverse=True)
+    for folder in [entry for _, entry in folders[KEEP - 1 :]] + old:
         shutil.rmtree(folder, ignore_errors=True)
 
 
