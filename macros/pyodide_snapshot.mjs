@@ -103,6 +103,7 @@ const snapshot = pyodide.makeMemorySnapshot();
 // the worker before it unmasks (a mismatch: the plain start).
 const offset = new DataView(snapshot.buffer, snapshot.byteOffset).getUint32(4, true); // Pyodide's header size
 const { default: createModule } = await import(pathToFileURL(path.join(pyodideDir, "pyodide.asm.mjs")).href);
+const { growFor } = await import(new URL("../overrides/assets/javascripts/snapshot-plan.js", import.meta.url).href);
 async function initialMemory() {
   let memory = null;
   await loadPyodide({
@@ -117,6 +118,8 @@ async function initialMemory() {
     createPyodideModule: async (settings) => {
       const module = await createModule(settings);
       memory = module.HEAPU8.slice();
+      // As the worker does: a heap that grew past the runtime's first memory needs it grown.
+      if (!growFor(module, snapshot.length - offset)) throw new Error("Pyodide's memory cannot grow to the snapshot's heap");
       return module;
     },
   });

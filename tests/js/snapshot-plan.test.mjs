@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { engineKey, initialImage, place, snapshotPlan, unmask } from "../../overrides/assets/javascripts/snapshot-plan.js";
+import { engineKey, growFor, initialImage, place, snapshotPlan, unmask } from "../../overrides/assets/javascripts/snapshot-plan.js";
 
 const HASH_A = "a".repeat(64);
 const HASH_B = "b".repeat(64);
@@ -159,4 +159,24 @@ test("place puts each stored byte where it was and leaves the rest zeros, part b
   for (const [from, to] of stored) for (let i = from; i < to; i++) want[i] = stream[at++];
   assert.deepEqual(heap, want);
   assert.equal(heap[0] + heap[12] + heap[24] + heap[40], 0);
+});
+
+test("growFor grows the runtime's memory only when the heap needs more, and says when it could not", () => {
+  const runtime = (length, canGrow = true) => {
+    const module = { HEAPU8: new Uint8Array(length), asked: [] };
+    module.growMemory = (bytes) => {
+      module.asked.push(bytes);
+      if (canGrow) module.HEAPU8 = new Uint8Array(Math.ceil(bytes / 65536) * 65536);
+    };
+    return module;
+  };
+  const roomy = runtime(2 * 65536);
+  assert.equal(growFor(roomy, 65536 + 4), true);
+  assert.deepEqual(roomy.asked, []);
+  const small = runtime(65536);
+  assert.equal(growFor(small, 3 * 65536 + 8), true);
+  assert.deepEqual(small.asked, [3 * 65536 + 8]);
+  assert.ok(small.HEAPU8.length >= 3 * 65536 + 8);
+  const stuck = runtime(65536, false);
+  assert.equal(growFor(stuck, 2 * 65536), false);
 });

@@ -5,7 +5,7 @@
 // that instead, and falls back to the plain start if the snapshot is missing, stale or refused.
 // The engine decides everything; this file only carries messages.
 
-import { initialImage, place, snapshotPlan, unmask } from "./snapshot-plan.js";
+import { growFor, initialImage, place, snapshotPlan, unmask } from "./snapshot-plan.js";
 
 let answer = null;
 let started = null; // "snapshot" or "plain": how Pyodide was started, said with `ready`
@@ -95,6 +95,7 @@ async function restore(loadPyodide, pyodideRoot, shared, plan) {
         const image = initialImage(module.HEAPU8, base);
         if ((await sha256(image)) !== base.sha256) throw new Error("the runtime's initial memory is not the one the snapshot was masked with");
         unmask(heap, base, image);
+        if (!growFor(module, heap.length - base.offset)) throw new Error("the runtime's memory cannot grow to the snapshot's heap");
         return module;
       },
     });

@@ -106,6 +106,15 @@ export function unmask(heap, base, image) {
   return heap;
 }
 
+// Pyodide restores a heap by copying it over the memory its wasm starts with (30 MiB for 314.0.7)
+// and does not grow that memory first: a heap that grew past it at build time would not fit.
+// Grows `module`'s memory (Emscripten's growMemory) to hold `bytes`; false if it could not.
+export function growFor(module, bytes) {
+  if (module.HEAPU8.length >= bytes) return true;
+  module.growMemory(bytes);
+  return module.HEAPU8.length >= bytes;
+}
+
 // `{ use: true, snapshot, stdlib }` (paths under engine/ and their SHA-256; the snapshot in
 // parts, `snapshot.parts`, holding the ranges `snapshot.stored` of a heap of `snapshot.bytes`
 // (see place), masked as `snapshot.base` says) when the manifest's snapshot was made for
