@@ -177,6 +177,25 @@ def test_the_restored_runtime_reads_only_pyodides_own_stdlib_files(site):
             assert small.read(name) == full.read(name)
 
 
+def run_node(script, template: str, *args: str) -> dict:
+    """Write `template` as `script`, with the pinned Pyodide's and snapshot-plan.js's URLs filled in,
+    run it with Node and return the JSON it printed last."""
+    script.write_text(
+        template
+        % {
+            "pyodide": (PYODIDE / "pyodide.mjs").as_uri(),
+            "asm": (PYODIDE / "pyodide.asm.mjs").as_uri(),
+            "plan": (ROOT / "overrides" / "assets" / "javascripts" / "snapshot-plan.js").as_uri(),
+            "index": f"{PYODIDE}/",
+        }
+    )
+    run = subprocess.run(
+        ["node", str(script), *args], cwd=ROOT, capture_output=True, text=True, check=False, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
 RESTORE = r"""
 import { loadPyodide } from "%(pyodide)s";
 import createModule from "%(asm)s";
@@ -238,35 +257,10 @@ console.log(JSON.stringify({ unmasked, engine: py.globals.get("_snapshot_engine"
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog, tmp_path):
     manifest = snapshot_entry(site)
-    script = tmp_path / "restore.mjs"
-    plan = ROOT / "overrides" / "assets" / "javascripts" / "snapshot-plan.js"
-    script.write_text(
-        RESTORE
-        % {
-            "pyodide": (PYODIDE / "pyodide.mjs").as_uri(),
-            "asm": (PYODIDE / "pyodide.asm.mjs").as_uri(),
-            "plan": plan.as_uri(),
-            "index": f"{PYODIDE}/",
-        }
-    )
     model = "llama-3.3-70b"
     request = {"model": model, "format": "fp8", "context": catalog.assumptions.default_context * 2}
-    run = subprocess.run(
-        [
-            "node",
-            str(script),
-            str(site / "engine"),
-            str(site / "engine" / "catalog.json"),
-            json.dumps(request),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    got = json.loads(run.stdout.strip().splitlines()[-1])
+    engine = site / "engine"
+    got = run_node(tmp_path / "restore.mjs", RESTORE, str(engine), str(engine / "catalog.json"), json.dumps(request))
     # The engine was imported before the heap was saved, and it is the manifest's.
     assert got["unmasked"] is True
     assert "fitengine.api" in got["modules"] and "fitengine.browser" in got["modules"]
@@ -322,20 +316,7 @@ console.log(JSON.stringify(out));
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_a_heap_grown_past_pyodides_first_memory_is_restored(tmp_path):
-    script = tmp_path / "grown.mjs"
-    plan = ROOT / "overrides" / "assets" / "javascripts" / "snapshot-plan.js"
-    script.write_text(
-        GROWN
-        % {
-            "pyodide": (PYODIDE / "pyodide.mjs").as_uri(),
-            "asm": (PYODIDE / "pyodide.asm.mjs").as_uri(),
-            "plan": plan.as_uri(),
-            "index": f"{PYODIDE}/",
-        }
-    )
-    run = subprocess.run(["node", str(script)], cwd=ROOT, capture_output=True, text=True, check=False, timeout=300)
-    assert run.returncode == 0, run.stderr[-2000:]
-    got = json.loads(run.stdout.strip().splitlines()[-1])
+    got = run_node(tmp_path / "grown.mjs", GROWN)
     # The heap did outgrow the memory the runtime starts with; grown first, it restores whole.
     assert got["heap"] > got["grown"]["initial"]
     assert got["grown"]["ballast"] == 8 << 20
