@@ -167,6 +167,7 @@ def prune_cache(current: Path) -> None:
     a build's staging folder stays a day (one left by a build that was killed is then removed)."""
     folders: list[tuple[float, Path]] = []
     old: list[Path] = []
+    stale = time.time() - STAGING_SECONDS
     for entry in CACHE.iterdir():
         try:
             if not entry.is_dir() or entry == current:
@@ -176,7 +177,7 @@ def prune_cache(current: Path) -> None:
             continue
         if not entry.name.startswith(".making-"):
             folders.append((used, entry))
-        elif time.time() - used > STAGING_SECONDS:
+        elif used < stale:
             old.append(entry)
     folders.sort(reverse=True)
     for folder in [entry for _, entry in folders[KEEP - 1 :]] + old:
