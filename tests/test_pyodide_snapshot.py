@@ -227,7 +227,8 @@ const py = await loadPyodide({ indexURL: "%(index)s", stdLibURL: `${engine}/${pl
     const image = initialImage(module.HEAPU8, base);
     if (createHash("sha256").update(image).digest("hex") !== base.sha256) throw new Error("initial memory differs");
     unmask(heap, base, image);
-    unmasked = growFor(module, heap.length - base.offset);
+    growFor(module, heap.length - base.offset);
+    unmasked = true;
     return module;
   } });
 const modules = py.runPython("import sys; sorted(m for m in sys.modules if m.startswith('fitengine'))").toJs();
@@ -300,7 +301,7 @@ async function restore(grow) {
     createPyodideModule: async (settings) => {
       const module = await createModule(settings);
       initial = module.HEAPU8.length;
-      if (grow && !growFor(module, snapshot.length - header)) throw new Error("not grown");
+      if (grow) growFor(module, snapshot.length - header);
       return module;
     } });
   return { initial, ballast: py.runPython("len(ballast)") };

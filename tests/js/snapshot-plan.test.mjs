@@ -161,7 +161,7 @@ test("place puts each stored byte where it was and leaves the rest zeros, part b
   assert.equal(heap[0] + heap[12] + heap[24] + heap[40], 0);
 });
 
-test("growFor grows the runtime's memory only when the heap needs more, and says when it could not", () => {
+test("growFor grows the runtime's memory only when the heap needs more, and throws when it cannot", () => {
   const runtime = (length, canGrow = true) => {
     const module = { HEAPU8: new Uint8Array(length), asked: [] };
     module.growMemory = (bytes) => {
@@ -171,12 +171,12 @@ test("growFor grows the runtime's memory only when the heap needs more, and says
     return module;
   };
   const roomy = runtime(2 * 65536);
-  assert.equal(growFor(roomy, 65536 + 4), true);
+  growFor(roomy, 65536 + 4);
   assert.deepEqual(roomy.asked, []);
   const small = runtime(65536);
-  assert.equal(growFor(small, 3 * 65536 + 8), true);
+  growFor(small, 3 * 65536 + 8);
   assert.deepEqual(small.asked, [3 * 65536 + 8]);
   assert.ok(small.HEAPU8.length >= 3 * 65536 + 8);
   const stuck = runtime(65536, false);
-  assert.equal(growFor(stuck, 2 * 65536), false);
+  assert.throws(() => growFor(stuck, 2 * 65536), /cannot grow to the snapshot's heap \(131072 bytes\)/);
 });

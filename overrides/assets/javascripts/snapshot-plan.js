@@ -108,11 +108,11 @@ export function unmask(heap, base, image) {
 
 // Pyodide restores a heap by copying it over the memory its wasm starts with (30 MiB for 314.0.7)
 // and does not grow that memory first: a heap that grew past it at build time would not fit.
-// Grows `module`'s memory (Emscripten's growMemory) to hold `bytes`; false if it could not.
+// Grows `module`'s memory (Emscripten's growMemory) to hold `bytes`, or throws.
 export function growFor(module, bytes) {
-  if (module.HEAPU8.length >= bytes) return true;
+  if (module.HEAPU8.length >= bytes) return;
   module.growMemory(bytes);
-  return module.HEAPU8.length >= bytes;
+  if (module.HEAPU8.length < bytes) throw new Error(`the runtime's memory cannot grow to the snapshot's heap (${bytes} bytes)`);
 }
 
 // `{ use: true, snapshot, stdlib }` (paths under engine/ and their SHA-256; the snapshot in
