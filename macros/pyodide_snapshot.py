@@ -27,7 +27,7 @@ on every visit, while 4 MiB parts come from the cache. The worker fetches and ch
 
 The builder starts Pyodide with `PYTHONNODEBUGRANGES=1` (Python's `-X no_debug_ranges`): the
 code in the heap keeps each instruction's line but not the columns tracebacks underline, which
-takes a tenth off the compressed snapshot.
+takes 8% off the compressed snapshot (3.91 to 3.59 MB gzip).
 
 A snapshot depends only on Pyodide, the engine's files and the builder: it is kept in
 `.cache/snapshot/` under a key of the three, so a build that changed none is not slowed. The
