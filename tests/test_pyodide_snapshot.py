@@ -7,6 +7,7 @@ still answers as the build's engine does."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -179,6 +180,19 @@ def test_the_restored_runtime_reads_only_pyodides_own_stdlib_files(site):
             assert small.read(name) == full.read(name)
 
 
+def test_the_engine_holds_no_assert_statement():
+    # The snapshot's runtime compiles the engine as `python -OO` does (macros/pyodide_snapshot.mjs),
+    # which drops `assert`: an engine that checked anything with one would check it at build time
+    # and not in the browser.
+    found = [
+        f"{path.name}:{node.lineno}"
+        for path in sorted((ROOT / "macros" / "fitengine").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.Assert)
+    ]
+    assert found == []
+
+
 def run_node(script, template: str, *args: str) -> dict:
     """Write `template` as `script`, with the pinned Pyodide's and snapshot-plan.js's URLs filled in,
     run it with Node and return the JSON it printed last."""
@@ -253,7 +267,28 @@ json.dumps({
     "columns_held": sum(p[2] is not None for c in held for p in c.co_positions()),
 })
 `));
-console.log(JSON.stringify({ unmasked, engine: py.globals.get("_snapshot_engine"), modules, lines, out: JSON.parse(out) }));
+// What macros/snapshot_site.py and the builder's -OO left out of the heap, and what they kept.
+const slim = JSON.parse(py.runPython(`
+import json, sys, types
+import fitengine.health
+import json.encoder
+def blocked(name):
+    try:
+        __import__(name)
+    except ImportError:
+        return True
+    return False
+std = [f.__code__ for f in vars(json.encoder).values() if isinstance(f, types.FunctionType)]
+json.dumps({
+    "optimize": sys.flags.optimize,
+    "blocked": {name: blocked(name) for name in ("ssl", "bz2", "lzma", "compression.zstd")},
+    "asyncio": "asyncio" in sys.modules and "zipfile" in sys.modules,
+    "stdlib_lines": sum(p[0] is not None for c in std for p in c.co_positions()),
+    "stdlib_instructions": sum(1 for c in std for p in c.co_positions()),
+    "docstrings": [f.__doc__ is not None for f in (json.dumps, fitengine.health.check_topology)],
+})
+`));
+console.log(JSON.stringify({ unmasked, engine: py.globals.get("_snapshot_engine"), modules, lines, slim, out: JSON.parse(out) }));
 """
 
 
@@ -272,6 +307,13 @@ def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog
     lines = got["lines"]
     assert lines["checked"] > 10 and lines["same_lines"] is True
     assert lines["lines_held"] > 1000 and lines["columns_held"] == 0
+    # The standard library's code holds no line and nothing holds a docstring (macros/snapshot_site.py,
+    # PYTHONOPTIMIZE=2); the modules Pyodide's start only tried are not there, those it needs are.
+    slim = got["slim"]
+    assert slim["optimize"] == 2 and slim["docstrings"] == [False, False]
+    assert slim["stdlib_instructions"] > 100 and slim["stdlib_lines"] == 0
+    assert slim["blocked"] == {"ssl": True, "bz2": True, "lzma": True, "compression.zstd": True}
+    assert slim["asyncio"] is True
     want = answer(catalog, request)
     assert got["out"]["ok"] is True
     by_node = {r["node"]: r for r in got["out"]["result"]["rows"]}

@@ -79,7 +79,8 @@ def _card_links(catalog: Catalog, node: Node) -> int:
 
 def _links(catalog: Catalog, node: Node) -> int:
     gpu = catalog.gpus[node.gpu]
-    assert gpu.nvlink is not None
+    if gpu.nvlink is None:  # callers ask only of NVLink cards
+        raise ValueError(f"{node.id}: {node.gpu} has no NVLink, so no NVLinks to count")
     generation_rate = catalog.links[f"nvlink-{gpu.nvlink.generation}"].per_direction_gbps
     return round(gpu.nvlink.per_direction_gbps / generation_rate)
 
@@ -278,7 +279,8 @@ def check_allreduce(catalog: Catalog, node: Node, run: AllReduceRun) -> Health:
     large = [r for r in run.rows if r.size >= LARGE_MESSAGE] or sorted(run.rows, key=lambda r: r.size)[-3:]
     best = max(large, key=lambda r: r.busbw)
     link = group_link(catalog, node, ranks)
-    assert link is not None
+    if link is None:  # two ranks or more, checked above, always cross a link
+        raise ValueError(f"{node.id}: no link joins {ranks} cards")
     share = best.busbw / link.per_direction_gbps
     details.update(
         {
