@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -449,3 +450,19 @@ def test_a_page_whose_snapshot_cannot_be_used_starts_plainly_and_answers_right(b
                     assert float(by_node[node]["tok"]) == pytest.approx(tok, rel=1e-12)
     assert [e for e in errors if "404" not in e] == [], errors
     context.close()
+
+
+def test_code_without_lines_runs_the_same_and_says_no_line():
+    from macros import snapshot_site
+
+    source = "def f(n):\n    total = 0\n    for i in range(n):\n        total += [i * i for _ in (0,)][0]\n    return total\n"
+    plain, bare = {}, {}
+    exec(compile(source, "m.py", "exec"), plain)
+    exec(snapshot_site.no_lines(compile(source, "m.py", "exec")), bare)
+    assert bare["f"](50) == plain["f"](50) == sum(i * i for i in range(50))
+    codes = [bare["f"].__code__, *(c for c in bare["f"].__code__.co_consts if hasattr(c, "co_positions"))]
+    assert len(codes) >= 1 and all(p[0] is None for c in codes for p in c.co_positions())
+    # The same instructions, one location entry per 8 of them at most: none is lost or added.
+    assert bare["f"].__code__.co_code == plain["f"].__code__.co_code
+    # Imported by the build, it changes nothing: only Pyodide's start runs it, as sitecustomize.
+    assert sys.modules.get("ssl", 0) is not None
