@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from .browser import wait_until
 from .site_build import LOCALES, ROOT
 
 pytestmark = pytest.mark.browser
@@ -96,3 +97,60 @@ def test_the_configured_separator_and_pipeline_are_materials_own_for_the_locale(
     assert search.separator == module.t("search.config.separator")
     assert search.pipeline == [p for p in re.split(r"\s*,\s*", module.t("search.config.pipeline")) if p]
     assert module.t("search.config.lang") == locale  # the one word still looked up, per locale
+
+
+SEARCH_WORKER_STARTED = """() => {
+  const found = performance.getEntriesByType("resource").find((e) => /\\/workers\\/search\\.[^/]*\\.js$/.test(e.name));
+  return found ? found.startTime : null;
+}"""
+
+
+def test_on_the_configurator_search_waits_for_the_engine_unless_the_reader_reaches_for_it(browser, server):
+    """search-later.js: Material's search worker is not started beside Pyodide's start, and a
+    reader who opens search meanwhile gets it at once, with the same results as elsewhere."""
+    context = browser.new_context()
+    held: list = []
+    context.route("**/engine/manifest.json", lambda route: held.append(route))  # the engine's start stops there
+    try:
+        home = context.new_page()
+        home.goto(f"{server}/fr/")
+        elsewhere = search(home, "nvlink")
+        page = context.new_page()
+        page.goto(f"{server}/fr/configurateur/")
+        page.wait_for_load_state("load")
+        wait_until(lambda: held, 30, "the engine's request for its manifest")
+        time.sleep(1.0)
+        assert page.get_attribute("[data-engine-status]", "data-engine-status") == "loading"
+        assert page.evaluate(SEARCH_WORKER_STARTED) is None
+        found = search(page, "nvlink")
+        assert page.evaluate(SEARCH_WORKER_STARTED) is not None
+        assert found and found == elsewhere
+        for route in held:
+            route.continue_()
+        wait_until(lambda: page.get_attribute("[data-engine-status]", "data-engine-status") == "ready", 90, "ready")
+    finally:
+        context.close()
+
+
+def test_on_the_configurator_search_starts_once_the_engine_is_ready(browser, server):
+    page = browser.new_page()
+    try:
+        page.goto(f"{server}/fr/configurateur/")
+        wait_until(lambda: page.get_attribute("[data-engine-status]", "data-engine-status") == "ready", 90, "ready")
+        started = wait_until(lambda: page.evaluate(SEARCH_WORKER_STARTED), 10, "the search worker")
+        ready = page.evaluate("performance.getEntriesByName('configurator-ready')[0].startTime")
+        assert started >= ready
+    finally:
+        page.close()
+
+
+def test_a_guide_starts_search_as_the_page_loads(browser, server, site):
+    # Only the configurator page holds search back: a guide has no engine to wait for.
+    assert "search-later.js" not in (site / "fr" / "index.html").read_text()
+    assert "search-later.js" in (site / "fr" / "configurateur" / "index.html").read_text()
+    page = browser.new_page()
+    try:
+        page.goto(f"{server}/fr/")
+        wait_until(lambda: page.evaluate(SEARCH_WORKER_STARTED) is not None, 10, "the search worker")
+    finally:
+        page.close()

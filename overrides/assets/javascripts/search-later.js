@@ -1,0 +1,96 @@
+// Material's search builds its index as the page loads: its bundle starts a worker that reads
+// the whole site's text into lunr (about 0.2 s of CPU on the bench's 2-core machine). On the
+// configurator page that work ran beside Pyodide's start and made a return visit 0.2 s slower.
+// Loaded in that page's head only (partials/javascripts/base.html), before the bundle, this
+// holds the search worker back until the engine is ready or has failed, or until the reader
+// reaches for search (a click, a tap or the keyboard's focus in the search box), or 10 s at the
+// latest; whatever the bundle posted to it meanwhile is delivered then, in order. Every other
+// worker is created as usual.
+//
+// A classic script, not a module: it must run before Material's bundle, which is a classic
+// script too. tests/js/search-later.test.mjs runs it in Node on a stand-in window.
+(function (win, doc) {
+  "use strict";
+  var Real = win.Worker;
+  if (typeof Real !== "function" || typeof win.EventTarget !== "function" || typeof win.Proxy !== "function") return;
+
+  var SEARCH_WORKER = /\/workers\/search\.[^/]*\.js(\?|#|$)/; // Material's assets/javascripts/workers/search.<hash>.min.js
+  var LATEST_MS = 10000;
+  var held = [];
+  var released = false;
+
+  function HeldWorker(url, options) {
+    var target = new win.EventTarget();
+    var queue = [];
+    var real = null;
+    var ended = false;
+    target.onmessage = null;
+    target.onerror = null;
+    target.onmessageerror = null;
+    function relay(event) {
+      var copy =
+        event.type === "error"
+          ? new win.Event("error")
+          : new win.MessageEvent(event.type, { data: event.data });
+      target.dispatchEvent(copy);
+      var handler = target["on" + event.type];
+      if (typeof handler === "function") handler.call(target, copy);
+    }
+    target.postMessage = function (message, transfer) {
+      if (ended) return;
+      if (real) real.postMessage(message, transfer);
+      else queue.push([message, transfer]);
+    };
+    target.terminate = function () {
+      ended = true;
+      queue = [];
+      if (real) real.terminate();
+    };
+    target.start = function () {
+      if (real || ended) return;
+      real = new Real(url, options);
+      real.addEventListener("message", relay);
+      real.addEventListener("messageerror", relay);
+      real.addEventListener("error", relay);
+      var pending = queue;
+      queue = [];
+      for (var i = 0; i < pending.length; i++) real.postMessage(pending[i][0], pending[i][1]);
+    };
+    return target;
+  }
+
+  function release() {
+    if (released) return;
+    released = true;
+    observer.disconnect();
+    for (var i = 0; i < held.length; i++) held[i].start();
+    held = [];
+  }
+
+  win.Worker = new win.Proxy(Real, {
+    construct: function (target, args, newTarget) {
+      if (released || !SEARCH_WORKER.test(String(args[0]))) return Reflect.construct(target, args, newTarget);
+      var worker = HeldWorker(args[0], args[1]);
+      held.push(worker);
+      return worker;
+    },
+  });
+
+  // The engine's status line: "ready" or "error" ends the wait (configurator.js sets it).
+  var observer = new win.MutationObserver(function (records) {
+    for (var i = 0; i < records.length; i++) {
+      var state = records[i].target.getAttribute("data-engine-status");
+      if (state === "ready" || state === "error") return release();
+    }
+  });
+  observer.observe(doc.documentElement, { subtree: true, attributes: true, attributeFilter: ["data-engine-status"] });
+
+  // The reader reaching for search: the header's search button or box, or a shortcut's focus.
+  function reaching(event) {
+    var node = event.target;
+    if (node && typeof node.closest === "function" && node.closest(".md-search, label[for='__search']")) release();
+  }
+  doc.addEventListener("focusin", reaching, true);
+  doc.addEventListener("pointerdown", reaching, true);
+  win.setTimeout(release, LATEST_MS);
+})(window, document);
