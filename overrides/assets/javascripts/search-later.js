@@ -2,10 +2,11 @@
 // the whole site's text into lunr (about 0.2 s of CPU on the bench's 2-core machine). On the
 // configurator page that work ran beside Pyodide's start and made a return visit 0.2 s slower.
 // Loaded in that page's head only (partials/javascripts/base.html), before the bundle, this
-// holds the search worker back until the engine is ready or has failed, or until the reader
-// reaches for search (a click, a tap or the keyboard's focus in the search box), or 10 s at the
-// latest; whatever the bundle posted to it meanwhile is delivered then, in order. Every other
-// worker is created as usual.
+// holds the search worker back until the reader reaches for search (a click, a tap or the
+// keyboard's focus in the search box), the engine fails, or the engine is ready and the reader
+// has left the page alone for 3 s (started at once on ready, it slowed the first change after
+// it by 25 ms); 30 s at the latest. Whatever the bundle posted to it meanwhile is delivered
+// then, in order. Every other worker is created as usual.
 //
 // A classic script, not a module: it must run before Material's bundle, which is a classic
 // script too. tests/js/search-later.test.mjs runs it in Node on a stand-in window.
@@ -15,7 +16,8 @@
   if (typeof Real !== "function" || typeof win.EventTarget !== "function" || typeof win.Proxy !== "function") return;
 
   var SEARCH_WORKER = /\/workers\/search\.[^/]*\.js(\?|#|$)/; // Material's assets/javascripts/workers/search.<hash>.min.js
-  var LATEST_MS = 10000;
+  var QUIET_MS = 3000; // after the engine is ready, without the reader touching the page
+  var LATEST_MS = 30000;
   var held = [];
   var released = false;
 
@@ -76,11 +78,23 @@
     },
   });
 
-  // The engine's status line: "ready" or "error" ends the wait (configurator.js sets it).
+  // The engine's status line (configurator.js sets it): "error" ends the wait, "ready" starts
+  // the quiet time, which the reader's every input starts again.
+  var quiet = null;
+  var ready = false;
+  function rearm() {
+    if (released || !ready) return;
+    if (quiet !== null) win.clearTimeout(quiet);
+    quiet = win.setTimeout(release, QUIET_MS);
+  }
   var observer = new win.MutationObserver(function (records) {
     for (var i = 0; i < records.length; i++) {
       var state = records[i].target.getAttribute("data-engine-status");
-      if (state === "ready" || state === "error") return release();
+      if (state === "error") return release();
+      if (state === "ready" && !ready) {
+        ready = true;
+        rearm();
+      }
     }
   });
   observer.observe(doc.documentElement, { subtree: true, attributes: true, attributeFilter: ["data-engine-status"] });
@@ -89,8 +103,11 @@
   function reaching(event) {
     var node = event.target;
     if (node && typeof node.closest === "function" && node.closest(".md-search, label[for='__search']")) release();
+    else rearm();
   }
   doc.addEventListener("focusin", reaching, true);
   doc.addEventListener("pointerdown", reaching, true);
+  doc.addEventListener("keydown", rearm, true);
+  doc.addEventListener("input", rearm, true);
   win.setTimeout(release, LATEST_MS);
 })(window, document);
