@@ -130,9 +130,9 @@ class ConfiguratorHtml:
             self.chart_html(result, compact),
         ]
         if not compact:
-            # Starts the engine once this table is painted, before the rest of the page loads.
+            # Starts the engine's worker while the page is parsed; Pyodide once this table is painted.
             boot = f"{root}assets/javascripts/configurator-boot.js"
-            parts.append(f'<script type="module" async src="{escape(boot)}"></script>')
+            parts.append(f'<script src="{escape(boot)}"></script>')
         parts.append("</div>")
         return "\n".join(parts)
 

@@ -453,7 +453,7 @@ def test_missing_build_answers_leave_the_table_to_the_engine(browser, server, ca
 
 
 def test_configurator_page_asks_for_pyodide_once_its_table_is_painted(browser, server):
-    """configurator-boot.js starts the engine on its own, after the build's table is on screen."""
+    """configurator-boot.js starts the engine on its own, and asks for Pyodide only once the build's table is on screen."""
     context = browser.new_context()
     page = context.new_page()
     requests: list = []

@@ -5,7 +5,9 @@
 // that instead, and falls back to the plain start if the snapshot is missing, stale or refused.
 // The engine decides everything; this file only carries messages.
 
-import { growFor, initialImage, place, snapshotPlan, unmask } from "./snapshot-plan.js";
+// snapshot-plan.js, imported by init() (a static import held this worker's start back by 0.1 s on
+// a return visit: the page's main thread, still busy, took that long to fetch it).
+let plans = null;
 
 let answer = null;
 let started = null; // "snapshot" or "plain": how Pyodide was started, said with `ready`
@@ -58,7 +60,7 @@ async function fetchSnapshot(shared, plan, heap) {
       if (bytes.byteLength !== part.bytes || (await sha256(bytes)) !== part.sha256) {
         throw new Error(`the snapshot's part ${part.path} does not match the build's manifest`);
       }
-      place(heap, plan.snapshot.stored, offsets[i], new Uint8Array(bytes));
+      plans.place(heap, plan.snapshot.stored, offsets[i], new Uint8Array(bytes));
     }),
   );
   mark("worker-snapshot-checked");
@@ -92,10 +94,10 @@ async function restore(loadPyodide, pyodideRoot, shared, plan) {
       // XORed back with that memory (snapshot-plan.js), once it is checked to be the build's.
       createPyodideModule: async (settings) => {
         const [module] = await Promise.all([factory.then((create) => create(settings)), filled]);
-        const image = initialImage(module.HEAPU8, base);
+        const image = plans.initialImage(module.HEAPU8, base);
         if ((await sha256(image)) !== base.sha256) throw new Error("the runtime's initial memory is not the one the snapshot was masked with");
-        unmask(heap, base, image);
-        growFor(module, heap.length - base.offset);
+        plans.unmask(heap, base, image);
+        plans.growFor(module, heap.length - base.offset);
         return module;
       },
     });
@@ -109,10 +111,23 @@ async function restore(loadPyodide, pyodideRoot, shared, plan) {
   }
 }
 
-async function init({ shared, locale, pyodide: version, warm }) {
+// Resolved by the page's "go" (configurator-boot.js sends it once the build's table is painted):
+// a worker started while the page is still being parsed asks for nothing heavy before that.
+let go = null;
+const painted = new Promise((resolve) => {
+  go = resolve;
+});
+
+async function init({ shared, locale, pyodide: version, warm, hold }) {
   mark("worker-init");
   post({ type: "status", state: "loading", step: 1, steps: 3 });
   const manifest = fetchOk(new URL("engine/manifest.json", shared)).then((r) => r.json());
+  manifest.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  const planning = import("./snapshot-plan.js");
+  planning.catch(() => {}); // awaited below, as the manifest
+  if (hold) await painted;
+  mark("worker-go");
+  plans = await planning;
   // The page names Pyodide's version, so its download (the long part) starts first; the engine's
   // files follow and are checked while it loads. Without it, the manifest names the version.
   const pyodideVersion = version || (await manifest).pyodide;
@@ -133,7 +148,7 @@ async function init({ shared, locale, pyodide: version, warm }) {
     });
   catalogText.catch(() => {});
 
-  const plan = snapshotPlan(built, pyodideVersion);
+  const plan = plans.snapshotPlan(built, pyodideVersion);
   let pyodide = plan.use ? await restore(loadPyodide, pyodideRoot, shared, plan) : null;
   mark("worker-pyodide-started");
   started = pyodide ? "snapshot" : "plain";
@@ -227,7 +242,9 @@ function warmUp(requests, locale) {
 self.onmessage = async (event) => {
   const message = event.data;
   if (!message || typeof message !== "object") return; // nothing the page sends: ignored
-  if (message.type === "init") {
+  if (message.type === "go") {
+    go();
+  } else if (message.type === "init") {
     try {
       await init(message);
     } catch (error) {

@@ -76,8 +76,11 @@ export async function fetchTrusted(widget, path) {
 // the engine's code is by far the slowest; better paid while the reader still waits for Pyodide).
 export function startEngine(widget, warm = null) {
   if (worker) return;
-  worker = new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
-  worker.onmessage = (event) => {
+  // configurator-boot.js may have started it already, while the page was being parsed.
+  const booted = globalThis.configuratorBoot;
+  globalThis.configuratorBoot = null;
+  worker = booted ? booted.worker : new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
+  const onMessage = (event) => {
     const message = event.data;
     if (message.type === "status") {
       state = message.state;
@@ -89,10 +92,17 @@ export function startEngine(widget, warm = null) {
       pending.delete(message.id);
     }
   };
-  worker.onerror = () => {
+  const onError = () => {
     state = "error";
     listeners.forEach((listener) => listener({ state: "error" }));
   };
+  worker.onmessage = onMessage;
+  worker.onerror = onError;
+  if (booted) {
+    // What it said before this page's widgets listened, in order.
+    for (const event of booted.messages) (event.type === "error" ? onError : onMessage)(event);
+    return;
+  }
   const { locale, pyodide } = widget.dataset;
   worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale, pyodide, warm });
 }
