@@ -43,17 +43,25 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """Debian's Chromium, driven by Playwright (see tests/browser.py)."""
+def playwright():
+    """Playwright itself, for the tests that need a browser profile on disk (a reader's own)."""
     from playwright.sync_api import sync_playwright
 
-    from .browser import CHROMIUM, FLAGS, require_browser
+    from .browser import require_browser
 
     require_browser()
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield chromium
-        chromium.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    """Debian's Chromium, driven by Playwright (see tests/browser.py)."""
+    from .browser import CHROMIUM, FLAGS
+
+    chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+    yield chromium
+    chromium.close()
 
 
 @pytest.fixture(scope="session")

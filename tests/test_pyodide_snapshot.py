@@ -466,3 +466,55 @@ def test_code_without_lines_runs_the_same_and_says_no_line():
     assert bare["f"].__code__.co_code == plain["f"].__code__.co_code
     # Imported by the build, it changes nothing: only Pyodide's start runs it, as sitecustomize.
     assert sys.modules.get("ssl", 0) is not None
+
+
+def worker_marks(page) -> list[str]:
+    """The configurator worker's start-up marks so far ([] while it is not there)."""
+    workers = [w for w in page.workers if "configurator-worker" in w.url]
+    if not workers:
+        return []
+    return workers[-1].evaluate("performance.getEntriesByType('mark').map((m) => m.name)")
+
+
+# Nothing on a page says "go" when its animation frames never call back: configurator-boot.js and
+# engine-client.js send it from one. (Refusing those scripts instead would need request routing,
+# which turns the browser's HTTP cache off.)
+NO_FRAMES = "window.requestAnimationFrame = () => 0;"
+
+
+@pytest.mark.browser
+def test_the_worker_waits_for_the_paint_on_a_first_visit_and_not_on_a_return(playwright, site, tmp_path):
+    """configurator-early.js starts the worker from the head; it asks for Pyodide once the page
+    says "go" (the table painted), unless the snapshot is already in the browser's cache."""
+    from .browser import CHROMIUM, FLAGS
+
+    with serve(site, caching=True) as url:
+        # A reader's own profile, on disk: its HTTP cache keeps the snapshot, as a browser does.
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), args=FLAGS
+        )
+        try:
+            address = f"{url}/fr/{PAGE_PATHS['configurator']['fr']}"
+            # A first visit that never says "go": the worker starts, and asks for no Pyodide.
+            page = context.new_page()
+            page.add_init_script(NO_FRAMES)
+            requests: list[str] = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(address)
+            wait_until(lambda: "worker-init" in worker_marks(page), 30, "the worker's start")
+            time.sleep(2.0)
+            assert "worker-go" not in worker_marks(page)
+            assert not [u for u in requests if "/pyodide/" in u]
+            page.close()
+            # The page as it is: the engine starts, and the browser keeps what it fetched.
+            page = context.new_page()
+            page.goto(address)
+            wait_ready(page)
+            page.close()
+            # A return visit that never says "go": the cached snapshot is restored all the same.
+            page = context.new_page()
+            page.add_init_script(NO_FRAMES)
+            page.goto(address)
+            wait_until(lambda: "worker-ready" in worker_marks(page), 60, "the worker ready on its own")
+        finally:
+            context.close()

@@ -1,6 +1,7 @@
-// node --test tests/js/: configurator-boot.js starts the engine's worker while the page is
-// parsed, holds Pyodide until the table is painted ("go"), and hands the worker and what it said
-// to engine-client.js. The classic script runs here on a stand-in window.
+// node --test tests/js/: configurator-boot.js says "go" to the engine's worker once the table is
+// painted, with the page's default question; where the head's script did not start the worker,
+// it starts it, held until then, and hands it and what it said to engine-client.js. The classic
+// script runs here on a stand-in window.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
@@ -12,7 +13,7 @@ const SRC = "https://example.test/fr/assets/javascripts/configurator-boot.js";
 // Objects made inside the script's context have that context's prototypes: compared as JSON.
 const plain = (value) => JSON.parse(JSON.stringify(value));
 
-function page({ widget = true, workerThrows = false } = {}) {
+function page({ widget = true, workerThrows = false, early = null } = {}) {
   const made = [];
   const frames = [];
   const ports = [];
@@ -46,6 +47,7 @@ function page({ widget = true, workerThrows = false } = {}) {
     },
   };
   const window = {
+    ...(early ? { configuratorBoot: early } : {}),
     Worker: FakeWorker,
     MessageChannel: FakeChannel,
     requestAnimationFrame: (callback) => frames.push(callback),
@@ -60,27 +62,34 @@ function page({ widget = true, workerThrows = false } = {}) {
     frames.splice(0).forEach((f) => f());
     ports.splice(0).forEach((p) => p.onmessage());
   };
-  return { window, made, paint };
+  return { window, made, paint, FakeWorker };
 }
 
-test("the worker starts at once, with the page's default question, held until the paint", () => {
+const WARM = { model: "llama-3.3-70b", format: "bf16", context: 4096, concurrency: 1 };
+
+test("without the head's worker, one starts at once, held until the paint, then told go", () => {
   const { window, made, paint } = page();
   assert.equal(made.length, 1);
   assert.equal(made[0].url, "https://example.test/fr/assets/javascripts/configurator-worker.js");
   assert.deepEqual(plain(made[0].options), { type: "module" });
   assert.deepEqual(plain(made[0].posted), [
-    {
-      type: "init",
-      shared: "https://example.test/",
-      locale: "fr",
-      pyodide: "314.0.7",
-      warm: { model: "llama-3.3-70b", format: "bf16", context: 4096, concurrency: 1 },
-      hold: true,
-    },
+    { type: "init", shared: "https://example.test/", locale: "fr", pyodide: "314.0.7", hold: true },
   ]);
   paint();
-  assert.deepEqual(plain(made[0].posted.at(-1)), { type: "go" });
+  assert.deepEqual(plain(made[0].posted.at(-1)), { type: "go", warm: WARM });
   assert.equal(window.configuratorBoot.worker, made[0]);
+});
+
+test("the head's worker is not started again: only told go, with the question, once painted", () => {
+  const posted = [];
+  const headWorker = { postMessage: (m) => posted.push(m) };
+  const early = { worker: headWorker, messages: [] };
+  const { window, made, paint } = page({ early });
+  assert.equal(made.length, 0);
+  assert.deepEqual(posted, []);
+  paint();
+  assert.deepEqual(plain(posted), [{ type: "go", warm: WARM }]);
+  assert.equal(window.configuratorBoot, early);
 });
 
 test("what the worker says before engine-client.js adopts it is kept, in order", () => {

@@ -1,52 +1,55 @@
-// Starts the configurator page's engine while the page is still being parsed. A classic script
-// at the end of the widget's HTML, so it runs before Material's bundle (an async module ran
-// only after that bundle and the page's parsing: on a return visit the worker started 0.2 s
-// after the table was on screen). It starts the module worker at once; the worker fetches
-// its own scripts and the manifest meanwhile, and asks for Pyodide only once this script says
-// the build's table is painted ("go"), so the page's first paint never waits for Pyodide.
+// Says "go" to the configurator page's engine worker once the build's table is painted, with
+// the page's default question to warm up on. A classic script at the end of the widget's HTML,
+// so it runs before Material's bundle. The worker is normally started from the page's head
+// (configurator-early.js); where it was not, this starts it (the worker then fetches its own
+// scripts and the manifest, and asks for Pyodide once told "go"), so the page's first paint
+// never waits for Pyodide.
 //
 // engine-client.js adopts the worker (`configuratorBoot`: the worker and every message it
-// sent before that); the worker warms up on the page's default question.
-// tests/js/configurator-boot.test.mjs runs it in Node on a stand-in window.
+// sent before that). tests/js/configurator-boot.test.mjs runs it in Node on a stand-in window.
 (function (win, doc, script) {
   "use strict";
   var root = doc.querySelector("[data-configurator]:not([data-compact])");
   if (!root || !script || typeof win.Worker !== "function") return;
   var d = root.dataset;
+  var warm = {
+    model: d.defaultModel,
+    format: d.defaultFormat,
+    context: Number(d.defaultContext),
+    concurrency: Number(d.defaultConcurrency),
+  };
   var worker;
-  try {
-    worker = new win.Worker(new URL("configurator-worker.js", script.src), { type: "module" });
-  } catch (error) {
-    return; // no module workers: engine-client.js starts (and reports) it as it would have
+  if (win.configuratorBoot) {
+    worker = win.configuratorBoot.worker; // started from the head, with what init needs
+  } else {
+    var messages = [];
+    try {
+      worker = new win.Worker(new URL("configurator-worker.js", script.src), { type: "module" });
+    } catch (error) {
+      return; // no module workers: engine-client.js starts (and reports) it as it would have
+    }
+    worker.onmessage = function (event) {
+      messages.push(event);
+    };
+    worker.onerror = function (event) {
+      messages.push(event);
+    };
+    worker.postMessage({
+      type: "init",
+      shared: new URL("../", new URL(d.root || "./", win.location.href)).href,
+      locale: d.locale,
+      pyodide: d.pyodide,
+      hold: true,
+    });
+    win.configuratorBoot = { worker: worker, messages: messages };
   }
-  var messages = [];
-  worker.onmessage = function (event) {
-    messages.push(event);
-  };
-  worker.onerror = function (event) {
-    messages.push(event);
-  };
-  worker.postMessage({
-    type: "init",
-    shared: new URL("../", new URL(d.root || "./", win.location.href)).href,
-    locale: d.locale,
-    pyodide: d.pyodide,
-    warm: {
-      model: d.defaultModel,
-      format: d.defaultFormat,
-      context: Number(d.defaultContext),
-      concurrency: Number(d.defaultConcurrency),
-    },
-    hold: true,
-  });
   // Once the next frame has been painted (a task queued from the frame's animation callback
   // runs after that frame's paint).
   win.requestAnimationFrame(function () {
     var channel = new win.MessageChannel();
     channel.port1.onmessage = function () {
-      worker.postMessage({ type: "go" });
+      worker.postMessage({ type: "go", warm: warm });
     };
     channel.port2.postMessage(null);
   });
-  win.configuratorBoot = { worker: worker, messages: messages };
 })(window, document, document.currentScript);

@@ -28,8 +28,8 @@ async function sha256(bytes) {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function fetchOk(url) {
-  const response = await fetch(url);
+async function fetchOk(url, options) {
+  const response = await fetch(url, options);
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   return response;
 }
@@ -50,25 +50,31 @@ function fetchEngineFiles(shared, manifest) {
 // Fills `heap` with the snapshot's bytes, only if they are the ones the manifest names: its parts
 // are fetched side by side (each small enough for the HTTP cache to keep), each checked as soon
 // as it arrives and put in its place (the heap's pages of zeros are not shipped: `heap` is new,
-// so zeros already).
-async function fetchSnapshot(shared, plan, heap) {
+// so zeros already). `arrived`: every part answered (its headers); `filled`: all in and checked.
+// With `options` { cache: "only-if-cached", mode: "same-origin" } nothing goes to the network:
+// a part not in the HTTP cache fails both.
+function fetchSnapshot(shared, plan, heap, options) {
   let at = 0;
   const offsets = plan.snapshot.parts.map((part) => (at += part.bytes) - part.bytes);
-  await Promise.all(
+  const responses = plan.snapshot.parts.map((part) => fetchOk(new URL(`engine/${part.path}`, shared), options));
+  const filled = Promise.all(
     plan.snapshot.parts.map(async (part, i) => {
-      const bytes = await (await fetchOk(new URL(`engine/${part.path}`, shared))).arrayBuffer();
+      const bytes = await (await responses[i]).arrayBuffer();
       if (bytes.byteLength !== part.bytes || (await sha256(bytes)) !== part.sha256) {
         throw new Error(`the snapshot's part ${part.path} does not match the build's manifest`);
       }
       plans.place(heap, plan.snapshot.stored, offsets[i], new Uint8Array(bytes));
     }),
-  );
-  mark("worker-snapshot-checked");
+  ).then(() => mark("worker-snapshot-checked"));
+  const arrived = Promise.all(responses);
+  arrived.catch(() => {});
+  filled.catch(() => {}); // awaited by the caller; this only keeps an early failure from going unhandled
+  return { heap, arrived, filled };
 }
 
 // Pyodide restored from the build's snapshot, or null (and why, on the console) when the
 // snapshot is missing, stale or refused: the caller then starts Pyodide plainly.
-async function restore(loadPyodide, pyodideRoot, shared, plan) {
+async function restore(loadPyodide, pyodideRoot, shared, plan, early) {
   // Pyodide's module, imported while the snapshot arrives (loadPyodide would import it after).
   const factory = import(new URL("pyodide.asm.mjs", pyodideRoot).href).then((module) => module.default);
   factory.catch(() => {});
@@ -77,9 +83,7 @@ async function restore(loadPyodide, pyodideRoot, shared, plan) {
     // Pyodide is handed the snapshot's buffer at once, still empty: it needs only its size to
     // compile and instantiate the wasm, which it does while the parts arrive; they are all in,
     // checked and unmasked before Pyodide copies the heap (createPyodideModule below).
-    const heap = new Uint8Array(plan.snapshot.bytes);
-    const filled = fetchSnapshot(shared, plan, heap);
-    filled.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    const { heap, filled } = early || fetchSnapshot(shared, plan, new Uint8Array(plan.snapshot.bytes));
     // Pyodide fetches the small standard library itself (unchecked, as python_stdlib.zip is on
     // the plain start); the restored heap has already imported every module the engine uses.
     const pyodide = await loadPyodide({
@@ -111,23 +115,44 @@ async function restore(loadPyodide, pyodideRoot, shared, plan) {
   }
 }
 
-// Resolved by the page's "go" (configurator-boot.js sends it once the build's table is painted):
-// a worker started while the page is still being parsed asks for nothing heavy before that.
+// Resolved by the page's "go" (configurator-boot.js sends it once the build's table is painted,
+// with the question to warm up on): a worker started while the page is still being parsed asks
+// for nothing heavy before that, unless the snapshot is already in the browser's cache.
 let go = null;
 const painted = new Promise((resolve) => {
   go = resolve;
 });
 
+// The snapshot read from the HTTP cache, nothing from the network, or null when a part is not
+// there (a first visit): { heap, filled } for restore(), once every part has answered.
+async function cachedSnapshot(shared, manifest, version) {
+  try {
+    const built = await manifest;
+    const plan = plans.snapshotPlan(built, version || built.pyodide);
+    if (!plan.use) return null;
+    const early = fetchSnapshot(shared, plan, new Uint8Array(plan.snapshot.bytes), { cache: "only-if-cached", mode: "same-origin" });
+    await early.arrived;
+    return early;
+  } catch {
+    return null;
+  }
+}
+
+let initialized = false;
+
 async function init({ shared, locale, pyodide: version, warm, hold }) {
+  if (initialized) return; // started from the address the page gave it (configurator-early.js)
+  initialized = true;
   mark("worker-init");
   post({ type: "status", state: "loading", step: 1, steps: 3 });
   const manifest = fetchOk(new URL("engine/manifest.json", shared)).then((r) => r.json());
   manifest.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-  const planning = import("./snapshot-plan.js");
-  planning.catch(() => {}); // awaited below, as the manifest
-  if (hold) await painted;
+  plans = await import("./snapshot-plan.js");
+  // A return visit, its snapshot in the browser's cache (and Pyodide with it), starts at once:
+  // nothing it reads competes with the page's own download. A first visit waits for the paint.
+  const early = hold ? await cachedSnapshot(shared, manifest, version) : null;
+  if (hold && !early) await painted;
   mark("worker-go");
-  plans = await planning;
   // The page names Pyodide's version, so its download (the long part) starts first; the engine's
   // files follow and are checked while it loads. Without it, the manifest names the version.
   const pyodideVersion = version || (await manifest).pyodide;
@@ -149,7 +174,7 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
   catalogText.catch(() => {});
 
   const plan = plans.snapshotPlan(built, pyodideVersion);
-  let pyodide = plan.use ? await restore(loadPyodide, pyodideRoot, shared, plan) : null;
+  let pyodide = plan.use ? await restore(loadPyodide, pyodideRoot, shared, plan, early) : null;
   mark("worker-pyodide-started");
   started = pyodide ? "snapshot" : "plain";
   if (!pyodide) {
@@ -196,7 +221,9 @@ reason_digits = _session.digits
   // less than parsing it here and cloning the object across.
   answer = (request, locale) => answerJson(JSON.stringify(request), locale, number);
   check = (kind, text, node, locale) => checkJson(String(kind), String(text), String(node), locale, number);
-  if (warm) answerUnseen(warm, locale); // the engine's first run: see startEngine
+  // The engine's first run (see startEngine): the question came with init, or comes with "go".
+  if (warm) answerUnseen(warm, locale);
+  else painted.then((asked) => asked && answerUnseen(asked, locale));
   mark("worker-ready");
   post({ type: "status", state: "ready", started });
   warmUp(JSON.parse(pyodide.globals.get("warm_requests_json")()), locale);
@@ -243,13 +270,9 @@ self.onmessage = async (event) => {
   const message = event.data;
   if (!message || typeof message !== "object") return; // nothing the page sends: ignored
   if (message.type === "go") {
-    go();
+    go(message.warm || null);
   } else if (message.type === "init") {
-    try {
-      await init(message);
-    } catch (error) {
-      post({ type: "status", state: "error", detail: String(error && error.message ? error.message : error).slice(0, 300) });
-    }
+    await start(message);
   } else if (message.type === "answer" || message.type === "check") {
     asked = performance.now();
     if (!answer) {
@@ -268,3 +291,16 @@ self.onmessage = async (event) => {
     }
   }
 };
+
+async function start(message) {
+  try {
+    await init(message);
+  } catch (error) {
+    post({ type: "status", state: "error", detail: String(error && error.message ? error.message : error).slice(0, 300) });
+  }
+}
+
+// Started from the page's head (configurator-early.js), the worker's address carries what init
+// needs: it starts without waiting for a message, which the page, still parsing, would deliver late.
+const given = new URLSearchParams(self.location.search);
+if (given.has("shared")) start({ shared: given.get("shared"), locale: given.get("locale"), hold: true });

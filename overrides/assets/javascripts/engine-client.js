@@ -76,7 +76,8 @@ export async function fetchTrusted(widget, path) {
 // the engine's code is by far the slowest; better paid while the reader still waits for Pyodide).
 export function startEngine(widget, warm = null) {
   if (worker) return;
-  // configurator-boot.js may have started it already, while the page was being parsed.
+  // configurator-early.js or configurator-boot.js may have started it already, while the page
+  // was being parsed.
   const booted = globalThis.configuratorBoot;
   globalThis.configuratorBoot = null;
   worker = booted ? booted.worker : new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
@@ -101,6 +102,9 @@ export function startEngine(widget, warm = null) {
   if (booted) {
     // What it said before this page's widgets listened, in order.
     for (const event of booted.messages) (event.type === "error" ? onError : onMessage)(event);
+    // configurator-boot.js says "go" once the table is painted; said again here, it changes
+    // nothing, unless that script did not run.
+    afterPaint(() => worker.postMessage({ type: "go", warm }));
     return;
   }
   const { locale, pyodide } = widget.dataset;
