@@ -74,10 +74,7 @@ function fetchSnapshot(shared, plan, heap, options) {
 
 // Pyodide restored from the build's snapshot, or null (and why, on the console) when the
 // snapshot is missing, stale or refused: the caller then starts Pyodide plainly.
-async function restore(loadPyodide, pyodideRoot, shared, plan, early) {
-  // Pyodide's module, imported while the snapshot arrives (loadPyodide would import it after).
-  const factory = import(new URL("pyodide.asm.mjs", pyodideRoot).href).then((module) => module.default);
-  factory.catch(() => {});
+async function restore(loadPyodide, pyodideRoot, shared, plan, early, factory) {
   const { base } = plan.snapshot;
   try {
     // Pyodide is handed the snapshot's buffer at once, still empty: it needs only its size to
@@ -157,12 +154,19 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
   // files follow and are checked while it loads. Without it, the manifest names the version.
   const pyodideVersion = version || (await manifest).pyodide;
   const pyodideRoot = new URL(`pyodide/${pyodideVersion}/`, shared);
-  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideRoot).href);
+  const pyodideModule = import(new URL("pyodide.mjs", pyodideRoot).href);
+  pyodideModule.catch(() => {}); // awaited below
   const built = await manifest;
   mark("worker-manifest");
   if (built.pyodide !== pyodideVersion) {
     throw new Error(`this page expects Pyodide ${pyodideVersion}, the site's engine was built for ${built.pyodide}: reload the page`);
   }
+  const plan = plans.snapshotPlan(built, pyodideVersion);
+  // Pyodide's own module, imported beside pyodide.mjs when the snapshot is restored (loadPyodide
+  // would import it only once called).
+  const factory = plan.use ? import(new URL("pyodide.asm.mjs", pyodideRoot).href).then((module) => module.default) : null;
+  if (factory) factory.catch(() => {});
+  const { loadPyodide } = await pyodideModule;
   // The catalog is trusted only as the build wrote it: the manifest holds its hash too.
   const catalogText = fetchOk(new URL("engine/catalog.json", shared))
     .then((r) => r.arrayBuffer())
@@ -173,8 +177,7 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
     });
   catalogText.catch(() => {});
 
-  const plan = plans.snapshotPlan(built, pyodideVersion);
-  let pyodide = plan.use ? await restore(loadPyodide, pyodideRoot, shared, plan, early) : null;
+  let pyodide = plan.use ? await restore(loadPyodide, pyodideRoot, shared, plan, early, factory) : null;
   mark("worker-pyodide-started");
   started = pyodide ? "snapshot" : "plain";
   if (!pyodide) {
