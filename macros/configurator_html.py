@@ -130,7 +130,7 @@ class ConfiguratorHtml:
             self.chart_html(result, compact),
         ]
         if not compact:
-            # Starts the engine's worker while the page is parsed; Pyodide once this table is painted.
+            # Tells the engine's worker (started from the head) to ask for Pyodide once this table is painted.
             boot = f"{root}assets/javascripts/configurator-boot.js"
             parts.append(f'<script src="{escape(boot)}"></script>')
         parts.append("</div>")

@@ -453,12 +453,12 @@ def test_missing_build_answers_leave_the_table_to_the_engine(browser, server, ca
 
 
 def test_configurator_page_asks_for_pyodide_once_its_table_is_painted(browser, server):
-    """configurator-boot.js starts the engine on its own, and asks for Pyodide only once the build's table is on screen."""
+    """configurator-early.js and configurator-boot.js start the engine on their own, and it asks for Pyodide only once the build's table is on screen."""
     context = browser.new_context()
     page = context.new_page()
     requests: list = []
     page.on("request", lambda request: requests.append(request))
-    # Without the widget's own script, only the boot script can start the engine.
+    # Without the widget's own script, only the head's and the boot script start the engine.
     page.route("**/assets/javascripts/configurator.js", lambda route: route.abort())
     page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}")
 

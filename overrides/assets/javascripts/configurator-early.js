@@ -17,7 +17,7 @@
   try {
     worker = new win.Worker(url.href, { type: "module" });
   } catch (error) {
-    return; // no module workers: configurator-boot.js or engine-client.js starts (and reports) it
+    return; // no module workers: engine-client.js starts (and reports) it, as on any page
   }
   var messages = [];
   worker.onmessage = function (event) {

@@ -90,7 +90,7 @@ class Configurator {
   start() {
     if (this.started) return;
     this.started = true;
-    // The engine may already be on its way (configurator-early.js or configurator-boot.js, or another widget of the page).
+    // The engine may already be on its way (configurator-early.js, or another widget of the page).
     const state = engineState();
     if (state === "ready" || state === "error") this.onStatus({ state });
     else this.setStatus("loading", this.t.status_loading);

@@ -76,8 +76,7 @@ export async function fetchTrusted(widget, path) {
 // the engine's code is by far the slowest; better paid while the reader still waits for Pyodide).
 export function startEngine(widget, warm = null) {
   if (worker) return;
-  // configurator-early.js or configurator-boot.js may have started it already, while the page
-  // was being parsed.
+  // configurator-early.js may have started it already, from the page's head.
   const booted = globalThis.configuratorBoot;
   globalThis.configuratorBoot = null;
   worker = booted ? booted.worker : new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
