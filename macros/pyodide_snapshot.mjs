@@ -54,8 +54,10 @@ import json
 import sys
 import zipimport
 
-if sys.flags.optimize != 2 or not sys.modules.get("sitecustomize") or sys.modules.get("ssl", 0) is not None:
+_site = sys.modules.get("sitecustomize")
+if sys.flags.optimize != 2 or _site is None or any(sys.modules.get(name, 0) is not None for name in _site.OPTIONAL):
     raise RuntimeError("Pyodide started without the builder's settings or macros/snapshot_site.py")
+del _site
 _before = {name: getattr(module, "__file__", None) for name, module in list(sys.modules.items())}
 sys.path.insert(0, "/engine")
 import fitengine.browser  # noqa: E402

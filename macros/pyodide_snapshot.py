@@ -31,8 +31,8 @@ code in the heap keeps each instruction's line but not the columns tracebacks un
 `sitecustomize` (optional modules left out, no line numbers in the standard library's code):
 3.91 MB gzip before the three, 3.00 MB after (README, "The configurator").
 
-A snapshot depends only on Pyodide, the engine's files and the builder: it is kept in
-`.cache/snapshot/` under a key of the three, so a build that changed none is not slowed. The
+A snapshot depends only on Pyodide, the engine's files, the builder and snapshot_site.py: it is
+kept in `.cache/snapshot/` under a key of the four, so a build that changed none is not slowed. The
 cache keeps the `KEEP` snapshots used last.
 """
 

@@ -15,12 +15,13 @@ import shutil
 import subprocess
 import sys
 import time
+import types
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from macros import pyodide_snapshot
+from macros import pyodide_snapshot, snapshot_site
 from macros.fitengine import answer
 from macros.pyodide_dist import PYODIDE, pyodide_version
 from macros.pyodide_snapshot import PAGE_BYTES, PART_BYTES
@@ -219,7 +220,7 @@ import createModule from "%(asm)s";
 import { growFor, initialImage, place, snapshotPlan, unmask } from "%(plan)s";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-const [engine, catalog, request] = process.argv.slice(2);
+const [engine, catalog, request, optional] = process.argv.slice(2);
 // As the worker does: the manifest's plan, the parts put together, the masked region unmasked
 // with the runtime's own memory once its hash is the build's.
 const manifest = JSON.parse(fs.readFileSync(`${engine}/manifest.json`, "utf8"));
@@ -269,6 +270,7 @@ json.dumps({
 })
 `));
 // What macros/snapshot_site.py and the builder's -OO left out of the heap, and what they kept.
+py.globals.set("optional_json", optional);
 const slim = JSON.parse(py.runPython(`
 import json, sys, types
 import fitengine.health
@@ -282,7 +284,7 @@ def blocked(name):
 std = [f.__code__ for f in vars(json.encoder).values() if isinstance(f, types.FunctionType)]
 json.dumps({
     "optimize": sys.flags.optimize,
-    "blocked": {name: blocked(name) for name in ("ssl", "bz2", "lzma", "compression.zstd")},
+    "blocked": {name: blocked(name) for name in json.loads(optional_json)},
     "asyncio": "asyncio" in sys.modules and "zipfile" in sys.modules,
     "stdlib_lines": sum(p[0] is not None for c in std for p in c.co_positions()),
     "stdlib_instructions": sum(1 for c in std for p in c.co_positions()),
@@ -299,7 +301,10 @@ def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog
     model = "llama-3.3-70b"
     request = {"model": model, "format": "fp8", "context": catalog.assumptions.default_context * 2}
     engine = site / "engine"
-    got = run_node(tmp_path / "restore.mjs", RESTORE, str(engine), str(engine / "catalog.json"), json.dumps(request))
+    optional = json.dumps(snapshot_site.OPTIONAL)
+    got = run_node(
+        tmp_path / "restore.mjs", RESTORE, str(engine), str(engine / "catalog.json"), json.dumps(request), optional
+    )
     # The engine was imported before the heap was saved, and it is the manifest's.
     assert got["unmasked"] is True
     assert "fitengine.api" in got["modules"] and "fitengine.browser" in got["modules"]
@@ -313,7 +318,7 @@ def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog
     slim = got["slim"]
     assert slim["optimize"] == 2 and slim["docstrings"] == [False, False]
     assert slim["stdlib_instructions"] > 100 and slim["stdlib_lines"] == 0
-    assert slim["blocked"] == {"ssl": True, "bz2": True, "lzma": True, "compression.zstd": True}
+    assert slim["blocked"] == dict.fromkeys(snapshot_site.OPTIONAL, True)
     assert slim["asyncio"] is True
     want = answer(catalog, request)
     assert got["out"]["ok"] is True
@@ -453,15 +458,15 @@ def test_a_page_whose_snapshot_cannot_be_used_starts_plainly_and_answers_right(b
 
 
 def test_code_without_lines_runs_the_same_and_says_no_line():
-    from macros import snapshot_site
-
-    source = "def f(n):\n    total = 0\n    for i in range(n):\n        total += [i * i for _ in (0,)][0]\n    return total\n"
+    # A function holding a function: the code held in constants is stripped too.
+    source = "def f(n):\n    def square(i):\n        return i * i\n    total = 0\n    for i in range(n):\n        total += square(i)\n    return total\n"
     plain, bare = {}, {}
     exec(compile(source, "m.py", "exec"), plain)
     exec(snapshot_site.no_lines(compile(source, "m.py", "exec")), bare)
     assert bare["f"](50) == plain["f"](50) == sum(i * i for i in range(50))
-    codes = [bare["f"].__code__, *(c for c in bare["f"].__code__.co_consts if hasattr(c, "co_positions"))]
-    assert len(codes) >= 1 and all(p[0] is None for c in codes for p in c.co_positions())
+    codes = [bare["f"].__code__, *(c for c in bare["f"].__code__.co_consts if isinstance(c, types.CodeType))]
+    assert [c.co_name for c in codes] == ["f", "square"]
+    assert all(p[0] is None for c in codes for p in c.co_positions())
     # The same instructions, one location entry per 8 of them at most: none is lost or added.
     assert bare["f"].__code__.co_code == plain["f"].__code__.co_code
     # Imported by the build, it changes nothing: only Pyodide's start runs it, as sitecustomize.
