@@ -4,6 +4,7 @@ the singular or the plural, the verb or its noun, a word finds the same pages.""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pytest
 
 from .browser import wait_until
 from .site_build import LOCALES, ROOT
+from .test_configurator import wait_ready
+from .test_site import PAGE_PATHS
 
 pytestmark = pytest.mark.browser
 
@@ -85,7 +88,6 @@ def test_the_configured_separator_and_pipeline_are_materials_own_for_the_locale(
     """mkdocs.yml gives the search plugin the separator and pipeline Material would look up in
     its language templates (so that it need not compile them on every build): they must be the
     ones Material's templates give for each locale, as the search plugin reads them."""
-    import re
 
     from mkdocs.config import load_config
 
@@ -98,6 +100,14 @@ def test_the_configured_separator_and_pipeline_are_materials_own_for_the_locale(
     assert search.pipeline == [p for p in re.split(r"\s*,\s*", module.t("search.config.pipeline")) if p]
     assert module.t("search.config.lang") == locale  # the one word still looked up, per locale
 
+
+CONFIGURATOR = f"fr/{PAGE_PATHS['configurator']['fr']}"
+# How long search-later.js waits, after the engine is ready, for a page the reader leaves alone.
+QUIET_MS = int(
+    re.search(
+        r"var QUIET_MS = (\d+);", (ROOT / "overrides" / "assets" / "javascripts" / "search-later.js").read_text()
+    ).group(1)
+)
 
 SEARCH_WORKER_STARTED = """() => {
   const found = performance.getEntriesByType("resource").find((e) => /\\/workers\\/search\\.[^/]*\\.js$/.test(e.name));
@@ -116,7 +126,7 @@ def test_on_the_configurator_search_waits_for_the_engine_unless_the_reader_reach
         home.goto(f"{server}/fr/")
         elsewhere = search(home, "nvlink")
         page = context.new_page()
-        page.goto(f"{server}/fr/configurateur/")
+        page.goto(f"{server}/{CONFIGURATOR}")
         page.wait_for_load_state("load")
         wait_until(lambda: held, 30, "the engine's request for its manifest")
         time.sleep(1.0)
@@ -127,7 +137,7 @@ def test_on_the_configurator_search_waits_for_the_engine_unless_the_reader_reach
         assert found and found == elsewhere
         for route in held:
             route.continue_()
-        wait_until(lambda: page.get_attribute("[data-engine-status]", "data-engine-status") == "ready", 90, "ready")
+        wait_ready(page)
     finally:
         context.close()
 
@@ -135,12 +145,12 @@ def test_on_the_configurator_search_waits_for_the_engine_unless_the_reader_reach
 def test_on_the_configurator_search_starts_once_the_engine_is_ready_and_the_page_quiet(browser, server):
     page = browser.new_page()
     try:
-        page.goto(f"{server}/fr/configurateur/")
-        wait_until(lambda: page.get_attribute("[data-engine-status]", "data-engine-status") == "ready", 90, "ready")
-        started = wait_until(lambda: page.evaluate(SEARCH_WORKER_STARTED), 15, "the search worker")
+        page.goto(f"{server}/{CONFIGURATOR}")
+        wait_ready(page)
+        started = wait_until(lambda: page.evaluate(SEARCH_WORKER_STARTED), QUIET_MS / 1000 + 10, "the search worker")
         ready = page.evaluate("performance.getEntriesByName('configurator-ready')[0].startTime")
-        # Three seconds after ready, the reader having touched nothing (search-later.js QUIET_MS).
-        assert started >= ready + 2990
+        # The quiet time after ready, the reader having touched nothing (10 ms for the clocks' rounding).
+        assert started >= ready + QUIET_MS - 10
     finally:
         page.close()
 
@@ -148,7 +158,7 @@ def test_on_the_configurator_search_starts_once_the_engine_is_ready_and_the_page
 def test_a_guide_starts_search_as_the_page_loads(browser, server, site):
     # Only the configurator page holds search back: a guide has no engine to wait for.
     assert "search-later.js" not in (site / "fr" / "index.html").read_text()
-    assert "search-later.js" in (site / "fr" / "configurateur" / "index.html").read_text()
+    assert "search-later.js" in (site / CONFIGURATOR / "index.html").read_text()
     page = browser.new_page()
     try:
         page.goto(f"{server}/fr/")
