@@ -285,7 +285,15 @@ def wait_mark(page: Any, name: str, timeout: float = 120) -> float:
 # The configurator worker's start-up marks (configurator-worker.js), on its own clock.
 WORKER_MARKS = """(() => ({ origin: performance.timeOrigin,
   marks: performance.getEntriesByType("mark").map((m) => [m.name, m.startTime]) }))()"""
-WORKER_STEPS = ("worker-init", "worker-manifest", "worker-snapshot-checked", "worker-pyodide-started", "worker-ready")
+WORKER_STEPS = (
+    "worker-init",
+    "worker-manifest",
+    "worker-pyodide-imported",
+    "worker-snapshot-checked",
+    "worker-runtime-made",
+    "worker-pyodide-started",
+    "worker-ready",
+)
 
 
 def configurator_worker(page: Any) -> Any:
@@ -487,8 +495,11 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
         out["configurator_return_private_ready_ms"] = stats(private_ready, "ms")
         out["configurator_return_private_worker_fetched_bytes"] = stats(private_fetched, "bytes")
         # worker-init: the worker runs (the page's own work before it); worker-manifest: the
-        # manifest revalidated; worker-snapshot-checked: every part from the cache and checked;
-        # worker-pyodide-started: restored; worker-ready: the engine's first answer computed.
+        # manifest revalidated; worker-pyodide-imported: pyodide.asm.mjs imported (parsed and
+        # evaluated); worker-snapshot-checked: every part from the cache and checked;
+        # worker-runtime-made: Pyodide's wasm compiled and instantiated and its runtime set up
+        # (Emscripten's start, before the heap is copied); worker-pyodide-started: restored;
+        # worker-ready: the engine's first answer computed.
         for name, values in return_steps.items():
             if values:
                 out[f"configurator_return_at_{name.removeprefix('worker-').replace('-', '_')}_ms"] = stats(values, "ms")

@@ -473,6 +473,15 @@ def test_code_without_lines_runs_the_same_and_says_no_line():
     assert sys.modules.get("ssl", 0) is not None
 
 
+def bench_worker_steps() -> tuple[str, ...]:
+    """The worker's marks bench/run.py breaks a return visit into (its WORKER_STEPS), read from its source."""
+    tree = ast.parse((ROOT / "bench" / "run.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "WORKER_STEPS" for t in node.targets):
+            return tuple(ast.literal_eval(node.value))
+    raise AssertionError("bench/run.py has no WORKER_STEPS")
+
+
 def worker_marks(page) -> list[str]:
     """The configurator worker's start-up marks so far ([] while it is not there)."""
     workers = [w for w in page.workers if "configurator-worker" in w.url]
@@ -521,5 +530,20 @@ def test_the_worker_waits_for_the_paint_on_a_first_visit_and_not_on_a_return(pla
             page.add_init_script(NO_FRAMES)
             page.goto(address)
             wait_until(lambda: "worker-ready" in worker_marks(page), 60, "the worker ready on its own")
+            # Each step of `make bench`'s return-visit breakdown is marked, in the start's order
+            # (a mark renamed in the worker would otherwise vanish from the bench's figures).
+            worker = [w for w in page.workers if "configurator-worker" in w.url][-1]
+            at = dict(worker.evaluate("performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])"))
+            steps = bench_worker_steps()
+            assert [name for name in steps if name not in at] == []
+            for before, after in (
+                ("worker-init", "worker-manifest"),
+                ("worker-manifest", "worker-pyodide-imported"),
+                ("worker-pyodide-imported", "worker-runtime-made"),
+                ("worker-runtime-made", "worker-pyodide-started"),
+                ("worker-snapshot-checked", "worker-pyodide-started"),
+                ("worker-pyodide-started", "worker-ready"),
+            ):
+                assert at[before] <= at[after], (before, after, at)
         finally:
             context.close()

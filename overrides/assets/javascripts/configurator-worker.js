@@ -94,7 +94,11 @@ async function restore(loadPyodide, pyodideRoot, shared, plan, early, factory) {
       // Instantiated, before the heap is copied over its memory: the snapshot's masked region is
       // XORed back with that memory (snapshot-plan.js), once it is checked to be the build's.
       createPyodideModule: async (settings) => {
-        const [module] = await Promise.all([factory.then((create) => create(settings)), filled]);
+        const made = factory.then((create) => create(settings)).then((module) => {
+          mark("worker-runtime-made"); // the wasm compiled and instantiated, its runtime set up
+          return module;
+        });
+        const [module] = await Promise.all([made, filled]);
         const image = plans.initialImage(module.HEAPU8, base);
         if ((await sha256(image)) !== base.sha256) throw new Error("the runtime's initial memory is not the one the snapshot was masked with");
         plans.unmask(heap, base, image);
@@ -165,7 +169,9 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
   // Pyodide's own module, imported beside pyodide.mjs when the snapshot is restored (loadPyodide
   // would import it only once called).
   const factory = plan.use ? import(new URL("pyodide.asm.mjs", pyodideRoot).href).then((module) => module.default) : null;
-  if (factory) factory.catch(() => {});
+  if (factory) {
+    factory.then(() => mark("worker-pyodide-imported"), () => {});
+  }
   const { loadPyodide } = await pyodideModule;
   // The catalog is trusted only as the build wrote it: the manifest holds its hash too.
   const catalogText = fetchOk(new URL("engine/catalog.json", shared))
