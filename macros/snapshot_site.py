@@ -16,13 +16,22 @@ runs there only: the build's CPython never imports it, and a browser that starts
 
 Docstrings and `assert` statements go too, through the builder's `PYTHONOPTIMIZE=2` (Python's
 `-OO`): 0.37 MB. The engine has no `assert`, so it computes the same there as at build time.
+
+Once the engine is imported, the builder calls `leave_out()`: the modules Pyodide's start imported
+for what the worker never does (running coroutines, and installing packages) are emptied, so what
+only they held is freed before the heap is saved. 0.43 MB.
 """
 
 from __future__ import annotations
 
+import atexit
+import dis
+import gc
+import os
 import sys
 import types
 import zipimport
+from collections.abc import Callable, Iterator
 
 # Imported by Pyodide's start only where an ImportError is expected (asyncio/base_events.py,
 # selector_events.py and sslproto.py for ssl; shutil.py and zipfile/__init__.py for the others).
@@ -43,6 +52,201 @@ def no_lines(code: types.CodeType) -> types.CodeType:
         table += bytes([NO_LOCATION | units % UNITS_PER_ENTRY - 1])
     consts = tuple(no_lines(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
     return code.replace(co_linetable=table, co_consts=consts)
+
+
+# Imported by Pyodide's start for what the configurator's worker never does, and by nothing the
+# engine imports (tests/test_pyodide_snapshot.py checks the restored heap with still_needed()):
+# - asyncio and Pyodide's event loop (pyodide.webloop), with what asyncio alone imported: the
+#   worker runs no coroutine (Pyodide's core keeps the asyncio module itself: emptied, it stays);
+# - the package loader's archive and file tools: the worker installs no package.
+# Not these, which functions kept in the heap import when they run (still_needed() names them):
+# struct (zipimport reads the standard library's zip with it), threading, heapq, locale.
+LEFT_OUT = (
+    "asyncio",
+    "concurrent",
+    "contextvars",
+    "logging",
+    "pyodide.webloop",
+    "selectors",
+    "signal",
+    "socket",
+    "string",
+    "subprocess",
+    "bisect",
+    "compression",
+    "fnmatch",
+    "glob",
+    "pathlib",
+    "pyodide.common",
+    "random",
+    "shutil",
+    "tempfile",
+    "zipfile",
+)
+
+# Kept functions that import a left-out module and may stay: os.popen starts a process, which no
+# browser can.
+MAY_IMPORT_LEFT_OUT = {("os", "popen"): "subprocess"}
+
+# What Pyodide reads of its package loader when it restores a heap (finalizeBootstrap in
+# pyodide.asm.mjs): the two folders, by `__str__()`, and init_loaded_packages(). The rest of the
+# module goes with the tools it imported.
+PACKAGE_LOADER = "pyodide._package_loader"
+
+
+class Folder:
+    """A folder's path that Pyodide's JavaScript reads with `__str__()`, as it reads a pathlib.Path."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __str__(self) -> str:
+        return self.path
+
+
+def no_package_to_record(site_packages: str) -> Callable[[], None]:
+    """Pyodide's init_loaded_packages() for a runtime that installs none: a restored heap starts on
+    a new file system, whose site-packages holds no package. Says so if one is there after all."""
+
+    def init_loaded_packages() -> None:
+        # os, not pathlib: pathlib is left out.
+        found = sorted(name for name in os.listdir(site_packages) if name.endswith(".dist-info"))  # noqa: PTH208
+        if found:
+            raise RuntimeError(
+                f"{site_packages} holds packages ({', '.join(found)}), which the configurator's "
+                "Pyodide snapshot cannot load (macros/snapshot_site.py)"
+            )
+
+    return init_loaded_packages
+
+
+def _is_left_out(name: str, names: tuple[str, ...]) -> bool:
+    return any(name == left or name.startswith(left + ".") for left in names)
+
+
+def _codes(value: object) -> Iterator[types.CodeType]:
+    """The code of a function, or of a class's methods and properties."""
+    members = list(vars(value).values()) if isinstance(value, type) else [value]
+    for member in members:
+        if isinstance(member, (classmethod, staticmethod)):
+            member = member.__func__
+        elif isinstance(member, property):
+            member = member.fget
+        if isinstance(member, types.FunctionType):
+            yield member.__code__
+
+
+def _imports(code: types.CodeType) -> Iterator[str]:
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "IMPORT_NAME":
+            yield instruction.argval
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _imports(const)
+
+
+def still_needed(names: tuple[str, ...] = LEFT_OUT) -> list[str]:
+    """Why `names` cannot be left out: kept modules holding one of them, or a function of one, or
+    kept functions importing one when they run (what MAY_IMPORT_LEFT_OUT allows aside)."""
+    reasons = []
+    for module_name, module in sorted(sys.modules.items()):
+        # (Pyodide lists JavaScript objects among the modules: pyodide_js, js.)
+        if (
+            not isinstance(module, types.ModuleType)
+            or _is_left_out(module_name, names)
+            or module_name == PACKAGE_LOADER
+        ):
+            continue
+        for key, value in list(vars(module).items()):
+            if isinstance(value, types.ModuleType) and _is_left_out(value.__name__, names):
+                if value.__name__ != f"{module_name}.{key}":  # a package's own submodule: emptied too
+                    reasons.append(f"{module_name}.{key} is the module {value.__name__}")
+            elif isinstance(value, types.FunctionType) and _is_left_out(value.__module__ or "", names):
+                reasons.append(f"{module_name}.{key} is a function of {value.__module__}")
+            elif isinstance(value, types.FunctionType) or (
+                isinstance(value, type) and vars(value).get("__module__") == module_name
+            ):
+                for code in _codes(value):
+                    for imported in _imports(code):
+                        allowed = MAY_IMPORT_LEFT_OUT.get((module_name, code.co_name)) == imported
+                        if _is_left_out(imported, names) and not allowed:
+                            reasons.append(f"{module_name}.{code.co_qualname} imports {imported}")
+    return sorted(set(reasons))
+
+
+def _emptied(name: str) -> Callable[[str], object]:
+    def __getattr__(attribute: str) -> object:
+        raise AttributeError(
+            f"{name}.{attribute}: {name} is left out of the configurator's Pyodide snapshot (macros/snapshot_site.py)"
+        )
+
+    return __getattr__
+
+
+def _empty(module: types.ModuleType, keep: dict[str, object]) -> None:
+    """Empty `module`'s namespace but for `keep` and the JavaScript objects it holds, which the
+    snapshot must find where they were (Pyodide saves its table of them with the heap)."""
+    # Imported by Pyodide's start; elsewhere there is no JavaScript object to keep.
+    ffi = sys.modules.get("pyodide.ffi")
+    js_proxy = ffi.JsProxy if ffi is not None else ()
+    name = module.__name__
+    namespace = vars(module)
+    for value in list(namespace.values()):
+        if callable(value):
+            atexit.unregister(value)  # logging registers its shutdown, which would find nothing
+    keep = {**{k: v for k, v in namespace.items() if isinstance(v, js_proxy)}, **keep}
+    namespace.clear()
+    namespace.update(keep, __name__=name, __getattr__=_emptied(name))
+
+
+def leave_out(names: tuple[str, ...] = LEFT_OUT) -> list[str]:
+    """Empty the modules `names` (and their submodules) and forget them, then collect: the objects
+    only they held are freed. A module another object still refers to (Pyodide's core keeps
+    asyncio) stays as an empty shell whose attributes raise an AttributeError saying why; an
+    import of one raises ImportError (the restored runtime's standard library does not hold it).
+    Whether a kept module still needs one is checked by the tests, in the restored heap
+    (still_needed()): reading the functions' bytecode here would keep a copy of each in the heap."""
+    gone = sorted(name for name in sys.modules if _is_left_out(name, names))
+    # Freed as they go, objects of an emptied module may run a callback of it that finds its names
+    # gone (logging's handlers remove themselves from its list): said nowhere, as nothing is lost.
+    hook = sys.unraisablehook
+    emptied = {id(vars(sys.modules[name])) for name in gone if sys.modules[name] is not None}
+
+    def quiet(unraisable: object) -> None:
+        if not (isinstance(getattr(unraisable, "exc_value", None), NameError) and _raised_in(unraisable, emptied)):
+            hook(unraisable)  # type: ignore[arg-type]
+
+    sys.unraisablehook = quiet
+    try:
+        for name in gone:
+            module = sys.modules.pop(name)
+            if module is not None:
+                _empty(module, {})
+        loader = sys.modules.get(PACKAGE_LOADER)
+        if loader is not None:
+            site_packages = str(loader.SITE_PACKAGES)
+            _empty(
+                loader,
+                {
+                    "SITE_PACKAGES": Folder(site_packages),
+                    "DSO_DIR": Folder(str(loader.DSO_DIR)),
+                    "init_loaded_packages": no_package_to_record(site_packages),
+                },
+            )
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    return gone
+
+
+def _raised_in(unraisable: object, namespaces: set[int]) -> bool:
+    """Whether the unraisable error was raised by code whose globals are one of `namespaces`."""
+    trace = getattr(unraisable, "exc_traceback", None)
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace is not None and id(trace.tb_frame.f_globals) in namespaces
 
 
 _zip_get_code = zipimport.zipimporter.get_code

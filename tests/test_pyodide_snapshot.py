@@ -282,10 +282,20 @@ def blocked(name):
         return True
     return False
 std = [f.__code__ for f in vars(json.encoder).values() if isinstance(f, types.FunctionType)]
+site = sys.modules["sitecustomize"]
+import pyodide
+try:
+    pyodide.webloop.WebLoop
+    shell = ""
+except AttributeError as error:
+    shell = str(error)
 json.dumps({
     "optimize": sys.flags.optimize,
     "blocked": {name: blocked(name) for name in json.loads(optional_json)},
-    "asyncio": "asyncio" in sys.modules and "zipfile" in sys.modules,
+    "left_out": {name: name not in sys.modules and blocked(name) for name in site.LEFT_OUT},
+    "still_needed": site.still_needed(),
+    "shell": shell,
+    "kept": [name in sys.modules for name in ("struct", "threading", "heapq", "locale", "pyodide._package_loader")],
     "stdlib_lines": sum(p[0] is not None for c in std for p in c.co_positions()),
     "stdlib_instructions": sum(1 for c in std for p in c.co_positions()),
     "docstrings": [f.__doc__ is not None for f in (json.dumps, fitengine.health.check_topology)],
@@ -319,7 +329,13 @@ def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog
     assert slim["optimize"] == 2 and slim["docstrings"] == [False, False]
     assert slim["stdlib_instructions"] > 100 and slim["stdlib_lines"] == 0
     assert slim["blocked"] == dict.fromkeys(snapshot_site.OPTIONAL, True)
-    assert slim["asyncio"] is True
+    # What Pyodide's start imported for coroutines and packages is gone (an import raises
+    # ImportError, an emptied module's attribute says why), and nothing kept refers to it or
+    # imports it when it runs; what kept functions import stays.
+    assert slim["left_out"] == dict.fromkeys(snapshot_site.LEFT_OUT, True)
+    assert slim["still_needed"] == []
+    assert "pyodide.webloop is left out of the configurator's Pyodide snapshot" in slim["shell"]
+    assert slim["kept"] == [True] * 5
     want = answer(catalog, request)
     assert got["out"]["ok"] is True
     by_node = {r["node"]: r for r in got["out"]["result"]["rows"]}
@@ -471,6 +487,106 @@ def test_code_without_lines_runs_the_same_and_says_no_line():
     assert bare["f"].__code__.co_code == plain["f"].__code__.co_code
     # Imported by the build, it changes nothing: only Pyodide's start runs it, as sitecustomize.
     assert sys.modules.get("ssl", 0) is not None
+
+
+def fake_modules(monkeypatch: pytest.MonkeyPatch, sources: dict[str, str]) -> dict[str, types.ModuleType]:
+    """Modules made from `sources` and put in sys.modules (taken out again after the test)."""
+    made = {}
+    for name, source in sources.items():
+        module = types.ModuleType(name)
+        exec(compile(source, f"<{name}>", "exec"), vars(module))
+        monkeypatch.setitem(sys.modules, name, module)
+        made[name] = module
+    return made
+
+
+def test_still_needed_names_what_keeps_a_module_from_being_left_out(monkeypatch):
+    fake_modules(
+        monkeypatch,
+        {
+            "gone_pkg": "def helper():\n    return 1\n",
+            "gone_pkg.sub": "X = 1\n",
+            "kept_holder": "import gone_pkg\n",
+            "kept_caller": "from gone_pkg import helper\n",
+            "kept_lazy": "def later():\n    import gone_pkg.sub\n    return 2\n\nclass K:\n    def method(self):\n        import gone_pkg\n",
+            "kept_clean": "import json\n\ndef fine():\n    import json\n    return json\n",
+        },
+    )
+    sys.modules["gone_pkg"].sub = sys.modules["gone_pkg.sub"]
+    reasons = snapshot_site.still_needed(("gone_pkg",))
+    assert reasons == [
+        "kept_caller.helper is a function of gone_pkg",
+        "kept_holder.gone_pkg is the module gone_pkg",
+        "kept_lazy.K.method imports gone_pkg",
+        "kept_lazy.later imports gone_pkg.sub",
+    ]
+    # A function allowed to import a left-out module (os.popen: no process in a browser) is not named.
+    monkeypatch.setitem(snapshot_site.MAY_IMPORT_LEFT_OUT, ("kept_lazy", "later"), "gone_pkg.sub")
+    assert "kept_lazy.later imports gone_pkg.sub" not in snapshot_site.still_needed(("gone_pkg",))
+
+
+# A module whose handler, freed before its registry as its namespace empties, runs a callback
+# that looks the registry up (as logging's handlers do).
+GONE_MODULE = (
+    "import atexit, weakref\n"
+    "class Handler:\n    pass\n"
+    "def forget(ref):\n    REGISTRY.remove(ref)\n"
+    "HANDLER = Handler()\n"
+    "REGISTRY = [weakref.ref(HANDLER, forget)]\n"
+    "def shutdown():\n    REGISTRY.clear()\n"
+    "atexit.register(shutdown)\n"
+)
+
+
+def test_a_left_out_module_is_emptied_forgotten_and_says_why(monkeypatch):
+    import atexit
+    import gc
+    import re
+    import weakref
+
+    made = fake_modules(monkeypatch, {"gone_mod": GONE_MODULE, "kept_mod": "VALUE = 3\n", "control_mod": GONE_MODULE})
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    # The control, emptied by hand: its handler's callback, run as the handler is freed, finds
+    # its names gone, which Python reports.
+    atexit.unregister(made["control_mod"].shutdown)
+    vars(made["control_mod"]).clear()
+    assert [type(u.exc_value) for u in unraisable] == [NameError]
+    unraisable.clear()
+
+    module = made["gone_mod"]
+    probe = weakref.ref(module.Handler)
+    assert snapshot_site.leave_out(("gone_mod",)) == ["gone_mod"]
+    gc.collect()
+    # Forgotten, emptied (what only it held is freed), and its attributes say why.
+    assert "gone_mod" not in sys.modules and sys.modules["kept_mod"].VALUE == 3
+    assert probe() is None
+    message = "gone_mod.HANDLER: gone_mod is left out of the configurator's Pyodide snapshot"
+    with pytest.raises(AttributeError, match=re.escape(message)):
+        module.HANDLER  # noqa: B018
+    # The same callback's NameError is not reported.
+    assert unraisable == []
+
+
+def test_a_left_out_module_runs_nothing_at_exit(tmp_path):
+    # In a Python of its own: its exit function, registered, would run when that Python ends.
+    script = tmp_path / "exit.py"
+    script.write_text(
+        "import atexit, sys, types\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from macros import snapshot_site\n"
+        "module = types.ModuleType('gone_mod')\n"
+        "exec('import atexit\\ndef shutdown():\\n    print(\"shutdown ran\")\\natexit.register(shutdown)\\n', vars(module))\n"
+        "sys.modules['gone_mod'] = module\n"
+        "if sys.argv[1] == 'leave-out':\n    snapshot_site.leave_out(('gone_mod',))\n",
+        encoding="utf-8",
+    )
+    ran = {
+        way: subprocess.run([sys.executable, str(script), way], capture_output=True, text=True, check=True)
+        for way in ("keep", "leave-out")
+    }
+    assert ran["keep"].stdout == "shutdown ran\n"
+    assert ran["leave-out"].stdout == "" and ran["leave-out"].stderr == ""
 
 
 def bench_worker_steps() -> tuple[str, ...]:
