@@ -24,14 +24,10 @@ only they held is freed before the heap is saved. 0.43 MB.
 
 from __future__ import annotations
 
-import atexit
-import dis
-import gc
-import os
+# Only modules built into the wasm or frozen in it here: a module read from the standard
+# library's zip before install() would keep its line numbers. The rest is imported below it.
 import sys
-import types
 import zipimport
-from collections.abc import Callable, Iterator
 
 # Imported by Pyodide's start only where an ImportError is expected (asyncio/base_events.py,
 # selector_events.py and sslproto.py for ssl; shutil.py and zipfile/__init__.py for the others).
@@ -50,9 +46,34 @@ def no_lines(code: types.CodeType) -> types.CodeType:
     table = bytes([NO_LOCATION | UNITS_PER_ENTRY - 1]) * (units // UNITS_PER_ENTRY)
     if units % UNITS_PER_ENTRY:
         table += bytes([NO_LOCATION | units % UNITS_PER_ENTRY - 1])
-    consts = tuple(no_lines(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    consts = tuple(no_lines(c) if isinstance(c, type(code)) else c for c in code.co_consts)
     return code.replace(co_linetable=table, co_consts=consts)
 
+
+_zip_get_code = zipimport.zipimporter.get_code
+
+
+def _get_code_without_lines(self: zipimport.zipimporter, fullname: str) -> types.CodeType:
+    return no_lines(_zip_get_code(self, fullname))
+
+
+def install() -> None:
+    """Keep the optional modules out and strip the zipped standard library's lines from here on."""
+    for name in OPTIONAL:
+        sys.modules.setdefault(name, None)  # `import name` then raises ImportError
+    zipimport.zipimporter.get_code = _get_code_without_lines
+
+
+if __name__ == "sitecustomize":
+    install()
+
+# Imported once install() has run, so stripped like the rest of the standard library.
+import atexit  # noqa: E402
+import dis  # noqa: E402
+import gc  # noqa: E402
+import os  # noqa: E402
+import types  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 
 # Imported by Pyodide's start for what the configurator's worker never does, and by nothing the
 # engine imports (tests/test_pyodide_snapshot.py checks the restored heap with still_needed()):
@@ -247,21 +268,3 @@ def _raised_in(unraisable: object, namespaces: set[int]) -> bool:
     while trace is not None and trace.tb_next is not None:
         trace = trace.tb_next
     return trace is not None and id(trace.tb_frame.f_globals) in namespaces
-
-
-_zip_get_code = zipimport.zipimporter.get_code
-
-
-def _get_code_without_lines(self: zipimport.zipimporter, fullname: str) -> types.CodeType:
-    return no_lines(_zip_get_code(self, fullname))
-
-
-def install() -> None:
-    """Keep the optional modules out and strip the zipped standard library's lines from here on."""
-    for name in OPTIONAL:
-        sys.modules.setdefault(name, None)  # `import name` then raises ImportError
-    zipimport.zipimporter.get_code = _get_code_without_lines
-
-
-if __name__ == "sitecustomize":
-    install()

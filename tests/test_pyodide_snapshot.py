@@ -272,7 +272,7 @@ json.dumps({
 // What macros/snapshot_site.py and the builder's -OO left out of the heap, and what they kept.
 py.globals.set("optional_json", optional);
 const slim = JSON.parse(py.runPython(`
-import json, sys, types
+import collections, dis, json, sys, types
 import fitengine.health
 import json.encoder
 def blocked(name):
@@ -281,7 +281,13 @@ def blocked(name):
     except ImportError:
         return True
     return False
-std = [f.__code__ for f in vars(json.encoder).values() if isinstance(f, types.FunctionType)]
+# json.encoder, and modules snapshot_site.py itself imports (after it strips the lines).
+std = [
+    f.__code__
+    for module in (json.encoder, collections, dis, types)
+    for f in vars(module).values()
+    if isinstance(f, types.FunctionType) and f.__module__ == module.__name__
+]
 site = sys.modules["sitecustomize"]
 import pyodide
 try:
