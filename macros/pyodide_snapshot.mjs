@@ -71,8 +71,8 @@ _stdlib_added = sorted(
     if name not in _before and getattr(module, "__file__", None) and module.__file__.startswith("/lib/python")
 )
 # What Pyodide's start imported for coroutines and packages, which the worker never runs or
-# installs, goes now (macros/snapshot_site.py); it refuses if the engine, or any module kept,
-# still refers to one of those or imports one when it runs.
+# installs, goes now (macros/snapshot_site.py). That nothing kept, the engine included, still
+# refers to one of those or imports one when it runs is checked by the tests, in the restored heap.
 sys.modules["sitecustomize"].leave_out()
 # The restored runtime gets a smaller standard library zip: forget the directory read from this one.
 zipimport._zip_directory_cache.clear()
