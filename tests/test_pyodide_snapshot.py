@@ -604,12 +604,17 @@ def bench_worker_steps() -> tuple[str, ...]:
     raise AssertionError("bench/run.py has no WORKER_STEPS")
 
 
-def worker_marks(page) -> list[str]:
-    """The configurator worker's start-up marks so far ([] while it is not there)."""
+def worker_mark_times(page) -> dict[str, float]:
+    """The configurator worker's start-up marks so far, each at its time on the worker's clock ({} while it is not there)."""
     workers = [w for w in page.workers if "configurator-worker" in w.url]
     if not workers:
-        return []
-    return workers[-1].evaluate("performance.getEntriesByType('mark').map((m) => m.name)")
+        return {}
+    return dict(workers[-1].evaluate("performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])"))
+
+
+def worker_marks(page) -> list[str]:
+    """The configurator worker's start-up marks so far ([] while it is not there)."""
+    return list(worker_mark_times(page))
 
 
 # Nothing on a page says "go" when its animation frames never call back: configurator-boot.js and
@@ -654,8 +659,7 @@ def test_the_worker_waits_for_the_paint_on_a_first_visit_and_not_on_a_return(pla
             wait_until(lambda: "worker-ready" in worker_marks(page), 60, "the worker ready on its own")
             # Each step of `make bench`'s return-visit breakdown is marked, in the start's order
             # (a mark renamed in the worker would otherwise vanish from the bench's figures).
-            worker = [w for w in page.workers if "configurator-worker" in w.url][-1]
-            at = dict(worker.evaluate("performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])"))
+            at = worker_mark_times(page)
             steps = bench_worker_steps()
             assert [name for name in steps if name not in at] == []
             for before, after in (
