@@ -78,29 +78,45 @@ sys.modules["sitecustomize"].leave_out()
 zipimport._zip_directory_cache.clear()
 sys.path_importer_cache.clear()
 del _before
+_renew_std_streams = sys.modules["sitecustomize"].renew_std_streams
 gc.collect()
 json.dumps(_stdlib_added)
 `);
 pyodide.runPython("del _stdlib_added");
 
 // Freed heap keeps what it held, which compresses badly: take every free block below the
-// heap's top, zero it, and give it back. The live objects are untouched.
+// heap's top, zero it, and give it back. The live objects are untouched. A request the free
+// blocks cannot meet extends the heap's top: none asks for more than half of what the memory has
+// above it, so the memory (and the snapshot, as large) does not grow for this.
 const heap = pyodide._module;
-const top = heap._sbrk(0) >>> 0;
-const taken = [];
-for (let size = 1 << 22; size >= 16; size >>= 1) {
-  for (;;) {
-    const at = heap._malloc(size) >>> 0;
-    if (!at) break;
-    if (at + size > top) {
-      heap._free(at);
-      break;
+function zeroFreeBlocks() {
+  const top = heap._sbrk(0) >>> 0;
+  const room = heap.HEAP8.length - top;
+  const taken = [];
+  for (let size = 1 << 22; size >= 16; size >>= 1) {
+    if (size > room >>> 1) continue;
+    for (;;) {
+      const at = heap._malloc(size) >>> 0;
+      if (!at) break;
+      if (at + size > top) {
+        heap._free(at);
+        break;
+      }
+      heap.HEAP8.fill(0, at, at + size);
+      taken.push(at);
     }
-    heap.HEAP8.fill(0, at, at + size);
-    taken.push(at);
   }
+  for (const at of taken) heap._free(at);
 }
-for (const at of taken) heap._free(at);
+zeroFreeBlocks();
+// Python's start gave the standard streams buffers that still hold what was read before them
+// (standard library's zip, compressed): new ones, made now, take zeroed blocks; the old ones'
+// blocks are zeroed in turn (macros/snapshot_site.py, renew_std_streams).
+const renew = pyodide.globals.get("_renew_std_streams");
+renew();
+renew.destroy();
+pyodide.runPython("del _renew_std_streams; gc.collect()");
+zeroFreeBlocks();
 
 const snapshot = pyodide.makeMemorySnapshot();
 

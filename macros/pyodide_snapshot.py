@@ -28,9 +28,10 @@ on every visit, while 4 MiB parts come from the cache. The worker fetches and ch
 The builder starts Pyodide with `PYTHONNODEBUGRANGES=1` (Python's `-X no_debug_ranges`: the
 code in the heap keeps each instruction's line but not the columns tracebacks underline) and
 `PYTHONOPTIMIZE=2` (`-OO`: no docstrings, no `assert`), and with `snapshot_site.py` as its
-`sitecustomize` (optional modules left out, no line numbers in the standard library's code,
-and once the engine is imported, the modules Pyodide's start imported for coroutines and package
-installs emptied): 3.91 MB gzip before these, 2.57 MB after (README, "The configurator").
+`sitecustomize` (optional modules left out; no line numbers in the standard library's code;
+once the engine is imported, the modules Pyodide's start imported for coroutines and package
+installs emptied; once the free heap is zeroed, the standard streams made again, since their
+first buffers held stale bytes): 3.91 MB gzip before these, 2.42 MB after (README, "The configurator").
 
 A snapshot depends only on Pyodide, the engine's files, the builder and snapshot_site.py: it is
 kept in `.cache/snapshot/` under a key of the four, so a build that changed none is not slowed. The

@@ -20,6 +20,11 @@ Docstrings and `assert` statements go too, through the builder's `PYTHONOPTIMIZE
 Once the engine is imported, the builder calls `leave_out()`: the modules Pyodide's start imported
 for what the worker never does (running coroutines, and installing packages) are emptied, so what
 only they held is freed before the heap is saved. 0.43 MB.
+
+Then, once it has zeroed the heap's free blocks, it calls `renew_std_streams()`: Python's start
+gave sys.stdin, stdout and stderr buffers of 128 kB taken from memory freed just before, which
+still held what zipimport had read of the standard library's zip (compressed, so incompressible
+again), and a buffer nobody fills keeps it. New streams take zeroed memory. 0.15 MB.
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ if __name__ == "sitecustomize":
 import atexit  # noqa: E402
 import dis  # noqa: E402
 import gc  # noqa: E402
+import io  # noqa: E402
 import os  # noqa: E402
 import types  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
@@ -268,3 +274,36 @@ def _raised_in(unraisable: object, namespaces: set[int]) -> bool:
     while trace is not None and trace.tb_next is not None:
         trace = trace.tb_next
     return trace is not None and id(trace.tb_frame.f_globals) in namespaces
+
+
+# sys's names for the standard streams: each stream is also kept under its dunder name.
+STD_STREAMS = (("stdin", 0, "rb"), ("stdout", 1, "wb"), ("stderr", 2, "wb"))
+
+
+def renew_std_streams() -> None:
+    """Replace sys.stdin, stdout and stderr (and their `__std*__` names) with new streams on the same
+    file descriptors, with the settings Python's start gave them (its `create_stdio`): encoding,
+    errors, newline "\\n", buffering, line buffering, write-through, mode and name. All three are made before
+    any old one is dropped, so none takes the memory an old buffer frees."""
+    made = []
+    for name, fd, mode in STD_STREAMS:
+        old = getattr(sys, name)
+        if old.writable():
+            old.flush()
+        # Unbuffered (`python -u`), Python's start gives the text stream the file itself.
+        unbuffered = isinstance(old.buffer, io.FileIO)
+        buffered = open(fd, mode, buffering=0 if unbuffered else -1, closefd=False)  # noqa: SIM115 (kept by sys)
+        (buffered if unbuffered else buffered.raw).name = (old.buffer if unbuffered else old.buffer.raw).name
+        stream = io.TextIOWrapper(
+            buffered,
+            encoding=old.encoding,
+            errors=old.errors,
+            newline="\n",
+            line_buffering=old.line_buffering,
+            write_through=old.write_through,
+        )
+        stream.mode = old.mode
+        made.append((name, stream))
+    for name, stream in made:
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)

@@ -235,9 +235,10 @@ for (const p of plan.snapshot.parts) {
 }
 const { base } = plan.snapshot;
 let unmasked = false;
+const printed = [];
 const py = await loadPyodide({ indexURL: "%(index)s", stdLibURL: `${engine}/${plan.stdlib.path}`, packages: [],
   lockFileContents: { info: plan.lockInfo, packages: {} },
-  _loadSnapshot: heap, stdout: () => {}, stderr: () => {}, _sysExecutable: "./this.program", // a browser's
+  _loadSnapshot: heap, stdout: (line) => printed.push(line), stderr: () => {}, _sysExecutable: "./this.program", // a browser's
   createPyodideModule: async (settings) => {
     const module = await createModule(settings);
     const image = initialImage(module.HEAPU8, base);
@@ -305,9 +306,14 @@ json.dumps({
     "stdlib_lines": sum(p[0] is not None for c in std for p in c.co_positions()),
     "stdlib_instructions": sum(1 for c in std for p in c.co_positions()),
     "docstrings": [f.__doc__ is not None for f in (json.dumps, fitengine.health.check_topology)],
+    "streams": [
+        [s is d, s.mode, s.buffer.raw.name, s.line_buffering, s.errors]
+        for s, d in ((sys.stdin, sys.__stdin__), (sys.stdout, sys.__stdout__), (sys.stderr, sys.__stderr__))
+    ],
 })
 `));
-console.log(JSON.stringify({ unmasked, engine: py.globals.get("_snapshot_engine"), modules, lines, slim, out: JSON.parse(out) }));
+py.runPython("print('printed after the restore')");
+console.log(JSON.stringify({ printed, unmasked, engine: py.globals.get("_snapshot_engine"), modules, lines, slim, out: JSON.parse(out) }));
 """
 
 
@@ -342,6 +348,13 @@ def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog
     assert slim["still_needed"] == []
     assert "pyodide.webloop is left out of the configurator's Pyodide snapshot" in slim["shell"]
     assert slim["kept"] == [True] * 5
+    # The standard streams the builder renewed are Python's, and print() still reaches Pyodide's handler.
+    assert slim["streams"] == [
+        [True, "r", "<stdin>", True, "surrogateescape"],
+        [True, "w", "<stdout>", True, "surrogateescape"],
+        [True, "w", "<stderr>", True, "backslashreplace"],
+    ]
+    assert got["printed"] == ["printed after the restore"]
     want = answer(catalog, request)
     assert got["out"]["ok"] is True
     by_node = {r["node"]: r for r in got["out"]["result"]["rows"]}
@@ -593,6 +606,68 @@ def test_a_left_out_module_runs_nothing_at_exit(tmp_path):
     }
     assert ran["keep"].stdout == "shutdown ran\n"
     assert ran["leave-out"].stdout == "" and ran["leave-out"].stderr == ""
+
+
+RENEW = """
+import gc, sys, weakref
+sys.path.insert(0, %r)
+from macros import snapshot_site
+def settings(stream):
+    return (stream.encoding, stream.errors, stream.line_buffering, stream.write_through, stream.mode,
+            getattr(stream.buffer, "raw", stream.buffer).name, stream.fileno(), type(stream.buffer).__name__)
+old = [sys.stdin, sys.stdout, sys.stderr]
+before = [settings(s) for s in old]
+gone = [weakref.ref(s) for s in old]
+sys.stdout.write("written before, ")  # still in the old buffer (a pipe is not line-buffered)
+snapshot_site.renew_std_streams()
+del old
+gc.collect()
+new = [sys.stdin, sys.stdout, sys.stderr]
+assert [sys.__stdin__, sys.__stdout__, sys.__stderr__] == new, "the dunder names are not the new streams"
+assert [settings(s) for s in new] == before, ([settings(s) for s in new], before)
+assert [ref() for ref in gone] == [None] * 3, "an old stream is still held"
+print("after")
+print("to stderr", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_renewed_std_streams_have_the_old_ones_settings_and_lose_no_output(tmp_path, unbuffered):
+    # Buffered (as in Pyodide) and not (`python -u`, where the text streams write to the file itself).
+    script = tmp_path / "renew.py"
+    script.write_text(RENEW % str(ROOT), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | {"PYTHONUNBUFFERED": unbuffered}
+    ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, stdin=subprocess.PIPE, env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "written before, after\n"
+    assert ran.stderr == "to stderr\n"
+
+
+# Bytes gzip cannot shrink below this share, in a page of the stored heap: what was compressed
+# already (the standard library's zip, read by zipimport), or random.
+INCOMPRESSIBLE = 0.85
+
+
+def test_the_heap_holds_no_stale_copy_of_compressed_data(site):
+    # Python's start gave the standard streams 128 kB buffers from memory that had held the
+    # standard library's zip: 128 kB no compression shrinks, until the builder renewed the streams
+    # (macros/snapshot_site.py, renew_std_streams). Above the masked region (the wasm's data,
+    # which holds its own tables), no run of such pages is left.
+    import gzip
+
+    entry = snapshot_entry(site)["snapshot"]["snapshot"]
+    heap = heap_of(site)
+    start = entry["base"]["offset"] + entry["base"]["bytes"]
+    runs, run = [], 0
+    for at in range(start - start % PAGE_BYTES + PAGE_BYTES, len(heap), PAGE_BYTES):
+        page = heap[at : at + PAGE_BYTES]
+        if any(page) and len(gzip.compress(page, 6)) > INCOMPRESSIBLE * len(page):
+            run += 1
+        else:
+            if run:
+                runs.append(run)
+            run = 0
+    assert max(runs, default=0) * PAGE_BYTES < 32 * 1024, runs
 
 
 def bench_worker_steps() -> tuple[str, ...]:
