@@ -1,5 +1,5 @@
 // node --test tests/js/: configurator-boot.js says "go" to the worker the head's script started,
-// once the table is painted, with the page's default question; without that worker it does
+// once the table is painted and the browser reports it shown, with the page's default question; without that worker it does
 // nothing. The classic script runs here on a stand-in window.
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -11,13 +11,35 @@ const SCRIPT = fs.readFileSync(new URL("../../overrides/assets/javascripts/confi
 // Objects made inside the script's context have that context's prototypes: compared as JSON.
 const plain = (value) => JSON.parse(JSON.stringify(value));
 
-function page({ widget = true, early = null } = {}) {
+// `paintTiming`: what the stand-in browser reports of paints ("observed": an observer is told of
+// the first contentful paint when `show()` is called; "already": it is reported by the frame;
+// "none": no paint timing at all).
+function page({ widget = true, early = null, paintTiming = "observed" } = {}) {
   const frames = [];
   const ports = [];
+  const timers = [];
+  const observers = [];
+  let shown = paintTiming === "already";
   class FakeChannel {
     constructor() {
       this.port1 = { onmessage: null };
       this.port2 = { postMessage: () => ports.push(this.port1) };
+    }
+  }
+  const fcp = () => (shown ? [{ name: "first-contentful-paint", startTime: 12 }] : []);
+  class FakeObserver {
+    static supportedEntryTypes = ["paint", "mark"];
+    constructor(callback) {
+      this.callback = callback;
+      this.watching = false;
+    }
+    observe(options) {
+      assert.equal(options.type, "paint");
+      this.watching = true;
+      observers.push(this);
+    }
+    disconnect() {
+      this.watching = false;
     }
   }
   const root = {
@@ -35,6 +57,10 @@ function page({ widget = true, early = null } = {}) {
     ...(early ? { configuratorBoot: early } : {}),
     MessageChannel: FakeChannel,
     requestAnimationFrame: (callback) => frames.push(callback),
+    setTimeout: (callback, ms) => timers.push({ callback, ms }),
+    ...(paintTiming === "none"
+      ? {}
+      : { performance: { getEntriesByName: (name) => fcp().filter((e) => e.name === name) }, PerformanceObserver: FakeObserver }),
   };
   const document = {
     querySelector: (selector) => (widget && selector === "[data-configurator]:not([data-compact])" ? root : null),
@@ -44,7 +70,14 @@ function page({ widget = true, early = null } = {}) {
     frames.splice(0).forEach((f) => f());
     ports.splice(0).forEach((p) => p.onmessage());
   };
-  return { window, frames, paint };
+  // The browser reports the first contentful paint to the observers still watching.
+  const show = () => {
+    shown = true;
+    const list = { getEntriesByName: (name) => fcp().filter((e) => e.name === name) };
+    observers.filter((o) => o.watching).forEach((o) => o.callback(list));
+  };
+  const expire = () => timers.splice(0).forEach((t) => t.callback());
+  return { window, frames, timers, paint, show, expire };
 }
 
 function headWorker() {
@@ -54,13 +87,55 @@ function headWorker() {
 
 const WARM = { model: "llama-3.3-70b", format: "bf16", context: 4096, concurrency: 1 };
 
-test("the head's worker is told go, with the question, once the table is painted, not before", () => {
+test("the head's worker is told go, with the question, once the table is shown, not before", () => {
   const { posted, boot } = headWorker();
-  const { window, paint } = page({ early: boot });
+  const { window, paint, show, timers } = page({ early: boot });
+  assert.deepEqual(posted, []);
+  paint(); // the frame is painted, not yet reported shown
+  assert.deepEqual(posted, []);
+  assert.deepEqual(
+    timers.map((t) => t.ms),
+    [1000],
+  );
+  show();
+  assert.deepEqual(plain(posted), [{ type: "go", warm: WARM }]);
+  assert.equal(window.configuratorBoot, boot); // left for engine-client.js to adopt
+  assert.equal(boot.going, true); // which then says nothing itself
+});
+
+test("go once only: a later report or the wait's end says nothing more", () => {
+  const { posted, boot } = headWorker();
+  const { paint, show, expire } = page({ early: boot });
+  paint();
+  show();
+  expire();
+  show();
+  assert.equal(posted.length, 1);
+});
+
+test("a first contentful paint reported by the frame: go at once, nothing observed", () => {
+  const { posted, boot } = headWorker();
+  const { paint, timers } = page({ early: boot, paintTiming: "already" });
+  paint();
+  assert.deepEqual(plain(posted), [{ type: "go", warm: WARM }]);
+  assert.equal(timers.length, 0);
+});
+
+test("no paint timing in the browser: go once the frame is painted", () => {
+  const { posted, boot } = headWorker();
+  const { paint } = page({ early: boot, paintTiming: "none" });
   assert.deepEqual(posted, []);
   paint();
   assert.deepEqual(plain(posted), [{ type: "go", warm: WARM }]);
-  assert.equal(window.configuratorBoot, boot); // left for engine-client.js to adopt
+});
+
+test("no first contentful paint reported within the wait: go when it ends", () => {
+  const { posted, boot } = headWorker();
+  const { paint, expire } = page({ early: boot });
+  paint();
+  assert.deepEqual(posted, []);
+  expire();
+  assert.deepEqual(plain(posted), [{ type: "go", warm: WARM }]);
 });
 
 test("no worker from the head, or no full configurator: nothing is started or said here", () => {

@@ -101,9 +101,9 @@ export function startEngine(widget, warm = null) {
   if (booted) {
     // What it said before this page's widgets listened, in order.
     for (const event of booted.messages) (event.type === "error" ? onError : onMessage)(event);
-    // configurator-boot.js says "go" once the table is painted; said again here, it changes
-    // nothing, unless that script did not run.
-    afterPaint(() => worker.postMessage({ type: "go", warm }));
+    // configurator-boot.js says "go" once the table is on screen; where that script did not
+    // run, it is said here once the next frame is painted.
+    if (!booted.going) afterPaint(() => worker.postMessage({ type: "go", warm }));
     return;
   }
   const { locale, pyodide } = widget.dataset;
