@@ -280,6 +280,11 @@ def _raised_in(unraisable: object, namespaces: set[int]) -> bool:
 STD_STREAMS = (("stdin", 0, "rb"), ("stdout", 1, "wb"), ("stderr", 2, "wb"))
 
 
+def file_of(stream: io.TextIOWrapper) -> io.FileIO:
+    """The file under a text stream: its buffer's raw file, or the buffer itself when unbuffered."""
+    return getattr(stream.buffer, "raw", stream.buffer)
+
+
 def renew_std_streams() -> None:
     """Replace sys.stdin, stdout and stderr (and their `__std*__` names) with new streams on the same
     file descriptors, with the settings Python's start gave them (its `create_stdio`): encoding,
@@ -293,7 +298,6 @@ def renew_std_streams() -> None:
         # Unbuffered (`python -u`), Python's start gives the text stream the file itself.
         unbuffered = isinstance(old.buffer, io.FileIO)
         buffered = open(fd, mode, buffering=0 if unbuffered else -1, closefd=False)  # noqa: SIM115 (kept by sys)
-        (buffered if unbuffered else buffered.raw).name = (old.buffer if unbuffered else old.buffer.raw).name
         stream = io.TextIOWrapper(
             buffered,
             encoding=old.encoding,
@@ -303,6 +307,7 @@ def renew_std_streams() -> None:
             write_through=old.write_through,
         )
         stream.mode = old.mode
+        file_of(stream).name = file_of(old).name
         made.append((name, stream))
     for name, stream in made:
         setattr(sys, name, stream)

@@ -614,7 +614,7 @@ sys.path.insert(0, %r)
 from macros import snapshot_site
 def settings(stream):
     return (stream.encoding, stream.errors, stream.line_buffering, stream.write_through, stream.mode,
-            getattr(stream.buffer, "raw", stream.buffer).name, stream.fileno(), type(stream.buffer).__name__)
+            snapshot_site.file_of(stream).name, stream.fileno(), type(stream.buffer).__name__)
 old = [sys.stdin, sys.stdout, sys.stderr]
 before = [settings(s) for s in old]
 gone = [weakref.ref(s) for s in old]
