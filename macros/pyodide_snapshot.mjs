@@ -111,7 +111,8 @@ function zeroFreeBlocks() {
 zeroFreeBlocks();
 // Python's start gave the standard streams buffers that still hold what was read before them
 // (standard library's zip, compressed): new ones, made now, take zeroed blocks; the old ones'
-// blocks are zeroed in turn (macros/snapshot_site.py, renew_std_streams).
+// blocks are zeroed in turn (macros/snapshot_site.py, renew_std_streams). Called through the
+// proxy taken above, not runPython: compiling source first would free blocks a buffer could take.
 const renew = pyodide.globals.get("_renew_std_streams");
 renew();
 renew.destroy();
