@@ -1,6 +1,6 @@
 // node --test tests/js/: configurator-boot.js says "go" to the worker the head's script started,
-// once the table is painted and the browser reports it shown, with the page's default question; without that worker it does
-// nothing. The classic script runs here on a stand-in window.
+// once the table is painted and the browser reports it shown, with the page's default question;
+// without that worker it does nothing. The classic script runs here on a stand-in window.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
@@ -26,7 +26,8 @@ function page({ widget = true, early = null, paintTiming = "observed" } = {}) {
       this.port2 = { postMessage: () => ports.push(this.port1) };
     }
   }
-  const fcp = () => (shown ? [{ name: "first-contentful-paint", startTime: 12 }] : []);
+  // What the browser has reported so far, as `performance` and an observer's list read it.
+  const reported = { getEntriesByName: (name) => (shown && name === "first-contentful-paint" ? [{ name, startTime: 12 }] : []) };
   class FakeObserver {
     static supportedEntryTypes = ["paint", "mark"];
     constructor(callback) {
@@ -60,7 +61,7 @@ function page({ widget = true, early = null, paintTiming = "observed" } = {}) {
     setTimeout: (callback, ms) => timers.push({ callback, ms }),
     ...(paintTiming === "none"
       ? {}
-      : { performance: { getEntriesByName: (name) => fcp().filter((e) => e.name === name) }, PerformanceObserver: FakeObserver }),
+      : { performance: reported, PerformanceObserver: FakeObserver }),
   };
   const document = {
     querySelector: (selector) => (widget && selector === "[data-configurator]:not([data-compact])" ? root : null),
@@ -73,8 +74,7 @@ function page({ widget = true, early = null, paintTiming = "observed" } = {}) {
   // The browser reports the first contentful paint to the observers still watching.
   const show = () => {
     shown = true;
-    const list = { getEntriesByName: (name) => fcp().filter((e) => e.name === name) };
-    observers.filter((o) => o.watching).forEach((o) => o.callback(list));
+    observers.filter((o) => o.watching).forEach((o) => o.callback(reported));
   };
   const expire = () => timers.splice(0).forEach((t) => t.callback());
   return { window, frames, timers, paint, show, expire };
