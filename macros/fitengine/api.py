@@ -7,6 +7,7 @@ stay raw; only the reason sentences are rendered, with the caller's locale numbe
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +72,8 @@ LIMITS = {"context": MAX_TOKENS, "concurrency": MAX_CONCURRENCY}
 # How a node's cards talk, from the most isolated to the best linked (the table's filter).
 LINK_CLASSES = ("one-card", "pcie", "nvlink-bridge", "nvlink")
 _DIGITS = re.compile(r"[0-9]{1,12}")
+# A number written in decimal digits: at most 12 before the point and 12 after it.
+_DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{0,12})?|\.[0-9]{1,12}")
 
 
 def _number(value: float) -> str:
@@ -78,18 +81,22 @@ def _number(value: float) -> str:
 
 
 def _whole(request: dict[str, Any], key: str) -> int | None:
+    """A whole number from the request: an int, or its ASCII digits alone (spaces around them
+    aside), at most 12 of them. Anything else ("12abc", "1e3", "0x10", "12 34", 4.0) is refused."""
     value = request.get(key)
     if value is None or value == "":
         return None
     if isinstance(value, str):
-        value = value.strip()
-        if not _DIGITS.match(value):  # ASCII digits: str.isdigit accepts ², which int() refuses
-            raise EngineError(f"{key} must be a whole number of at most 12 digits, got {shown(value)}")
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise EngineError(f"{key} must be a whole number, got {shown(value)}")
-    if abs(value) >= 10**12:
-        raise EngineError(f"{key} must be a whole number of at most 12 digits, got {shown(value)}")
+        # ASCII digits, the whole text: str.isdigit accepts ², which int() refuses
+        if not _DIGITS.fullmatch(value.strip()):
+            raise EngineError(
+                f"{key} must be a whole number of at most 12 digits, got {shown(value)}", "not_whole", key=key
+            )
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 10**12:
+        raise EngineError(
+            f"{key} must be a whole number of at most 12 digits, got {shown(value)}", "not_whole", key=key
+        )
     return value
 
 
@@ -206,15 +213,18 @@ class Evaluation:
 
 
 def _fraction(request: dict[str, Any], key: str) -> float | None:
+    """A number from the request: an int of at most 12 digits, a finite float, or its decimal
+    digits alone ("0.9", ".85", "1"); not "1e3", "0x1", "inf" or a 400-digit integer."""
     value = request.get(key)
     if value is None or value == "":
         return None
     if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise EngineError(f"{key} must be a number, got {shown(value)}", "not_a_number", key=key) from None
+        if not _DECIMAL.fullmatch(value.strip()):
+            raise EngineError(f"{key} must be a number, got {shown(value)}", "not_a_number", key=key)
+        value = float(value.strip())
     if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise EngineError(f"{key} must be a number, got {shown(value)}", "not_a_number", key=key)
+    if (isinstance(value, int) and abs(value) >= 10**12) or (isinstance(value, float) and not math.isfinite(value)):
         raise EngineError(f"{key} must be a number, got {shown(value)}", "not_a_number", key=key)
     return float(value)
 
