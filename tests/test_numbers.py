@@ -88,3 +88,21 @@ def test_ties_round_away_from_zero():
     # Where Babel alone would round to even (0.2, 1.0): the browser's rule wins everywhere.
     assert [fixed(v, 1) for v in (0.25, 1.05, 0.35)] == ["0.3", "1.1", "0.4"]
     assert [Formatter("en").number(v, 1) for v in (0.25, 1.05, 0.35)] == ["0.3", "1.1", "0.4"]
+
+
+HUGE = [1e26, 1e27, 4.2e27, 1.5e100, 1e300, -1e300, 1.7976931348623157e308, 5e-324, 123456789012345678901234567890.0]
+
+
+@pytest.mark.parametrize("locale", SEPARATORS)
+def test_the_engine_writes_any_finite_float_as_intl_does(locale):
+    # A pasted busbw of 1e27 stopped the measure panel: Decimal's default 28 digits could not
+    # hold it. Intl writes every finite float in full.
+    node = shutil.which("node")
+    assert node, "this test compares with Intl.NumberFormat and needs Node"
+    run = subprocess.run(
+        [node, "-e", INTL], input=json.dumps([HUGE, [locale]]), capture_output=True, text=True, check=True
+    )
+    want = json.loads(run.stdout)[locale]
+    group, decimal = SEPARATORS[locale]
+    for digits in (0, 1, 2):
+        assert [fixed(v, digits, group, decimal) for v in HUGE] == want[str(digits)]

@@ -10,17 +10,31 @@ reads the same wherever it was written.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
+
+# Enough significant digits for the largest float (about 1.8e308) and the decimals shown: the
+# default context's 28 made quantize fail from 1e27 on.
+_EXACT = Context(prec=400, rounding=ROUND_HALF_UP)
+MAX_DIGITS = 20  # decimals a caller may ask for
 
 
 def rounded(value: float, digits: int) -> Decimal:
     """`value` rounded to `digits` decimals as `Intl.NumberFormat` rounds it."""
-    return Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    digits = max(0, min(int(digits), MAX_DIGITS))
+    return Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=_EXACT)
 
 
 def fixed(value: float, digits: int, group: str = ",", decimal: str = ".") -> str:
-    """`value` with `digits` decimals and groups of three digits (the Western grouping)."""
+    """`value` with `digits` decimals and groups of three digits (the Western grouping).
+
+    Any finite float is written in full, as Intl writes it; infinities and NaN as Intl writes them
+    (∞, -∞, NaN), so that a number never stops a sentence.
+    """
+    value = float(value)
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("-∞" if value < 0 else "∞")
     return f"{rounded(value, digits):,f}".translate({ord(","): group, ord("."): decimal})
 
 
