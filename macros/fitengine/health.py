@@ -13,11 +13,14 @@ from .catalog import Catalog, Node
 from .nccl_tests import AllReduceRun
 from .nvidia_smi import NvLinkStatus, Topology
 from .reasons import Reason
+from .speed import bus_bandwidth
 from .topology import group_link
+from .units import GB
 
 SEVERITY = {"ok": 0, "warning": 1, "fault": 2}
 HEALTHY_SHARE = 0.5  # of the link's per-direction rate, reached by large messages
 LOW_SHARE = 0.25  # below this, something is wrong rather than merely slow
+IMPOSSIBLE_SHARE = 10  # no link's busbw reaches this multiple of its per-direction rate (NVLS included)
 ABOVE_LINK = 1.15  # beyond the link's rate: only NVSwitch's in-fabric reduction (NVLink SHARP) gets there
 LARGE_MESSAGE = 64 * 2**20  # bytes: where nccl-tests' bus bandwidth has flattened out
 
@@ -281,11 +284,13 @@ def check_allreduce(catalog: Catalog, node: Node, run: AllReduceRun) -> Health:
     link = group_link(catalog, node, ranks)
     if link is None:  # two ranks or more, checked above, always cross a link
         raise ValueError(f"{node.id}: no link joins {ranks} cards")
-    share = best.busbw / link.per_direction_gbps
+    share = min(best.busbw / link.per_direction_gbps, 100 * IMPOSSIBLE_SHARE)  # shown, never overflowing
     details.update(
         {
             "link": link.name,
             "link_gbps": link.per_direction_gbps,
+            # What the serving model's NCCL reaches on this link (speed.bus_bandwidth): the same constants.
+            "expected_busbw": bus_bandwidth(link) / GB,
             "peak_busbw": best.busbw,
             "peak_size": best.size,
             "share": share,
@@ -299,7 +304,7 @@ def check_allreduce(catalog: Catalog, node: Node, run: AllReduceRun) -> Health:
         "share": round(100 * share),
     }
     sizes = tuple(r.size for r in large)
-    if share > ABOVE_LINK and catalog.topologies[node.topology].id != "nvswitch":
+    if share > IMPOSSIBLE_SHARE or (share > ABOVE_LINK and catalog.topologies[node.topology].id != "nvswitch"):
         findings.append(Finding("warning", Reason("ar_faster_than_link", params), sizes=sizes))
     elif share >= HEALTHY_SHARE:
         code = "ar_above_line_rate" if share > 1 else "ar_healthy"

@@ -9,12 +9,15 @@ from .catalog import Catalog, Node
 
 @dataclass(frozen=True)
 class GroupLink:
-    """The slowest link inside a group of cards: its name, per-direction rate and latency."""
+    """The slowest link inside a group of cards: its name, per-direction rate, NCCL's latency per
+    ring step and share of the rate, and whether every card of the group is NVLink-linked to the others."""
 
     link_id: str
     name: str
     per_direction_gbps: float
     latency_s: float
+    busbw_share: float = 1.0
+    all_nvlink: bool = False
 
 
 def group_link(catalog: Catalog, node: Node, cards: int) -> GroupLink | None:
@@ -35,9 +38,9 @@ def group_link(catalog: Catalog, node: Node, cards: int) -> GroupLink | None:
         return _nvlink(catalog, gpu.nvlink.generation, gpu.nvlink.per_direction_gbps)
     per_socket = node.count // node.sockets
     link = catalog.links["cross-socket"] if cards > per_socket else catalog.links[node.pcie]
-    return GroupLink(link.id, link.name, link.per_direction_gbps, link.latency_s)
+    return GroupLink(link.id, link.name, link.per_direction_gbps, link.latency_s, link.busbw_share)
 
 
 def _nvlink(catalog: Catalog, generation: int, per_direction_gbps: float) -> GroupLink:
     link = catalog.links[f"nvlink-{generation}"]
-    return GroupLink(link.id, link.name, per_direction_gbps, link.latency_s)
+    return GroupLink(link.id, link.name, per_direction_gbps, link.latency_s, link.busbw_share, all_nvlink=True)
