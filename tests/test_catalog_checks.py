@@ -90,11 +90,11 @@ def test_an_assumption_out_of_range(catalog_copy):
 def test_a_runtime_figure_out_of_range(catalog_copy):
     # A per-layer cost typed in nanoseconds instead of microseconds.
     edit(
-        catalog_copy, "runtimes", "    layer_overhead:\n      value: 20\n", "    layer_overhead:\n      value: 20000\n"
+        catalog_copy, "runtimes", "    layer_overhead:\n      value: 40\n", "    layer_overhead:\n      value: 40000\n"
     )
     low, high, unit = RANGES[("runtimes", "layer_overhead")]
     assert problems(catalog_copy) == [
-        f"catalog/runtimes.yaml: runtime vllm: layer_overhead.value: expected between {low:,g} and {high:,g} {unit}, got 20,000"
+        f"catalog/runtimes.yaml: runtime vllm: layer_overhead.value: expected between {low:,g} and {high:,g} {unit}, got 40,000"
     ]
 
 

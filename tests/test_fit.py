@@ -170,14 +170,11 @@ def test_answers_kept_before_their_price_give_at_new_prices_what_a_fresh_fit_giv
 
 
 def _price_per_million_output(serving, work, batch, replicas, price_hour):
-    """The price per million output tokens with `batch` users per replica, from the serving model's
-    own step and prefill times: a cycle decodes every answer and prefills every prompt once."""
-    answer = work.output_tokens
-    step = serving.decode_step(batch, work.input_tokens + answer / 2).seconds
-    prefill = serving.prefill_seconds(work.input_tokens)
-    cycle = answer * step + batch * prefill
-    outputs_per_hour = replicas * batch * answer / cycle * 3600
-    return price_hour * (answer * step / cycle) / outputs_per_hour * 1e6
+    """The price per million output tokens with `batch` users per replica, all admitted: the hour
+    less the share the prompts take, over the output tokens the replicas make in it."""
+    steady = serving.steady(batch, batch, work.input_tokens, work.output_tokens)
+    outputs_per_hour = replicas * steady.total_tok_s * 3600
+    return price_hour * (1 - steady.prefill_share) / outputs_per_hour * 1e6
 
 
 @pytest.mark.parametrize(("context", "concurrency"), [(None, None), (32768, 4)])

@@ -41,9 +41,16 @@ def test_qwen3_235b_fp8_never_gets_a_layout_vllm_refuses(catalog):
                 assert (width // r.tensor_parallel) % block == 0, (r.node, r.tensor_parallel)
 
 
-def test_qwen3_235b_fp8_at_64_users_of_16k_on_8x_h100_is_tp4_by_pp2(catalog):
-    r = fit_node(catalog, workload(catalog, "qwen3-235b-a22b", "fp8", 16384, 64), catalog.node("8x-h100-sxm"))
-    assert (r.tensor_parallel, r.pipeline_parallel, r.expert_parallel) == (4, 2, 1)
+def test_qwen3_235b_fp8_at_64_users_of_16k_on_8x_h100_is_two_replicas_of_tp4(catalog):
+    """vLLM pages the KV cache: a request holds its prompt and its answer so far, not the whole
+    16k context. A TP 4 replica holds fewer than 32 whole contexts (so a cache of whole contexts
+    would need TP 4 x PP 2), but admits its 32 users at the default lengths: two replicas of TP 4."""
+    work = workload(catalog, "qwen3-235b-a22b", "fp8", 16384, 64)
+    r = fit_node(catalog, work, catalog.node("8x-h100-sxm"))
+    assert (r.tensor_parallel, r.pipeline_parallel, r.expert_parallel, r.replicas) == (4, 1, 1, 2)
+    assert r.max_concurrency >= 64 and not r.queue_s
+    kv_token = 94 * 4 * 128 * 2 * 2 / 4  # layers x KV heads x head size x (K, V) x 2 bytes, over 4 cards
+    assert (r.capacity_gb - r.weights_gb - r.reserve_gb) * 1e9 / (16384 * kv_token) < 32
 
 
 def test_search_order_is_fewest_cards_then_fewest_stages(catalog):

@@ -45,7 +45,8 @@ class Link:
     name: str
     kind: str  # pcie, cross-socket, nvlink
     per_direction_gbps: float  # for nvlink: per link
-    latency_s: float
+    latency_s: float  # per step of NCCL's ring
+    busbw_share: float  # of per_direction_gbps, reached by NCCL's ring all-reduce on large messages
     generation: int = 0
     max_links: int = 0
 
@@ -81,6 +82,8 @@ class Format:
     diffusion: bool
     runtime: str = "vllm"  # the runtime that serves it by default
     group_size: int = 0  # weights sharing one scale along a row (0: per tensor or per channel)
+    expert_pad: int = 0  # an expert slice's width is padded up to a multiple of it (0: not padded)
+    marlin_moe: tuple[str, ...] = ()  # architectures whose MoE layers run through Marlin's dequantizing kernels
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,14 @@ class Runtime:
     layer_overhead_s: float
     moe_layer_overhead_s: float
     request_overhead_s: float
+    arrival_burst: float  # share of the other users' prompts that arrive with a request
+    mla_layer_overhead_s: float = 0  # extra fixed time of a layer with multi-head latent attention
+    marlin_moe_layer_overhead_s: float = 0  # extra fixed time of an MoE layer run through Marlin's kernels
+    sequence_overhead_s: float = 0  # time each sequence of a step adds outside the model (scheduling, sampling, output)
+    custom_allreduce_max_bytes: float = 0  # 0: the runtime has no all-reduce kernel of its own
+    custom_allreduce_latency_s: float = 0
+    custom_allreduce_latency_per_card_s: float = 0
+    custom_allreduce_efficiency: float = 0
 
 
 @dataclass(frozen=True)
@@ -235,6 +246,7 @@ def _link(x: dict[str, Any]) -> Link:
         kind=x["kind"],
         per_direction_gbps=float(_v(rate)),
         latency_s=float(_v(x["latency"])) * 1e-6,
+        busbw_share=float(_v(x["busbw_share"])),
         generation=x.get("pcie_generation") or x.get("nvlink_generation") or 0,
         max_links=x.get("max_links", 0),
     )
@@ -265,6 +277,8 @@ def _format(f: dict[str, Any]) -> Format:
         diffusion=bool(f["diffusion"]),
         runtime=f.get("runtime", "vllm"),
         group_size=int(f["group_size"]["value"]) if f.get("group_size") else 0,
+        expert_pad=int(f["expert_pad"]["value"]) if f.get("expert_pad") else 0,
+        marlin_moe=tuple(f.get("marlin_moe", {}).get("architectures", ())),
     )
 
 
@@ -293,7 +307,25 @@ def _runtime(r: dict[str, Any]) -> Runtime:
         layer_overhead_s=val("layer_overhead") * 1e-6,
         moe_layer_overhead_s=val("moe_layer_overhead") * 1e-6,
         request_overhead_s=val("request_overhead") * 1e-3,
+        arrival_burst=val("arrival_burst"),
+        mla_layer_overhead_s=val("mla_layer_overhead") * 1e-6 if "mla_layer_overhead" in r else 0.0,
+        marlin_moe_layer_overhead_s=val("marlin_moe_layer_overhead") * 1e-6
+        if "marlin_moe_layer_overhead" in r
+        else 0.0,
+        sequence_overhead_s=val("sequence_overhead") * 1e-6 if "sequence_overhead" in r else 0.0,
+        **_custom_allreduce(r),
     )
+
+
+def _custom_allreduce(r: dict[str, Any]) -> dict[str, float]:
+    if "custom_allreduce_max" not in r:
+        return {}
+    return {
+        "custom_allreduce_max_bytes": to_bytes(r["custom_allreduce_max"]["value"], r["custom_allreduce_max"]["unit"]),
+        "custom_allreduce_latency_s": float(r["custom_allreduce_latency"]["value"]) * 1e-6,
+        "custom_allreduce_latency_per_card_s": float(r["custom_allreduce_latency_per_card"]["value"]) * 1e-6,
+        "custom_allreduce_efficiency": float(r["custom_allreduce_efficiency"]["value"]),
+    }
 
 
 def architecture_from_dict(a: dict[str, Any]) -> Architecture:

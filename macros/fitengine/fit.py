@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -23,7 +23,7 @@ from .errors import EngineError, shown, unknown
 from .layout import Layout, candidates, refusal
 from .memory import kv_bytes_per_card, runtime_reserve_bytes, weight_bytes
 from .reasons import Reason, render
-from .serving import Serving, batched_tokens, max_sequences
+from .serving import Serving, Steady, batched_tokens, max_sequences
 from .topology import group_link
 from .units import GB
 
@@ -142,6 +142,7 @@ class NodeFit:
     decode_tok_s_per_user_no_comm: float | None
     decode_tok_s_total: float | None
     ttft_s: float | None
+    queue_s: float | None  # of ttft_s, the wait of users beyond those admitted at once
     bound: str | None  # memory, compute or communication: what limits the decode step
     allreduce_ms_per_token: float | None
     link: str | None
@@ -285,6 +286,30 @@ class _Sizing:
     def fits(self, layout: Layout, context: int, sequences: int) -> bool:
         return self.need(layout, context, sequences) <= self.capacity
 
+    @property
+    def paged(self) -> bool:
+        """Whether the runtime pages its KV cache (vLLM: a request holds the blocks of its tokens so
+        far) rather than giving each of its slots a whole context up front (llama.cpp)."""
+        return self.runtime.kind == "server"
+
+    def held_length(self) -> int:
+        """Tokens of KV cache one request holds on average over its life: its prompt, then half
+        its answer (paged), or the whole context (a slot of a runtime that does not page)."""
+        w = self.work
+        return math.ceil(w.input_tokens + w.output_tokens / 2) if self.paged else w.context
+
+    def in_flight(self, layout: Layout) -> int:
+        """Requests one replica admits at once: the runtime's sequence cap, and what its KV cache
+        holds at the workload's lengths (0 when not even one request of the longest context fits)."""
+        if self.most_sequences(layout, self.work.context) < 1:
+            return 0
+        cap = max_sequences(self.runtime, self.gpu)
+        return max(1, min(cap, self.most_sequences(layout, self.held_length())))
+
+    def wanted(self, layout: Layout, users: int) -> int:
+        """Requests a replica of `users` users would hold at once if memory allowed."""
+        return min(users, max_sequences(self.runtime, self.gpu))
+
     def most_sequences(self, layout: Layout, context: int) -> int:
         """How many sequences of `context` tokens one replica holds (0 when not even one)."""
         key = ("most", layout, context)
@@ -342,7 +367,8 @@ def _accepted(work: Workload, runtime: Runtime, count: int) -> list[tuple[Layout
         layouts: tuple[Layout, ...] = (work.layout,)
     else:
         layouts = candidates(count, runtime, arch.moe is not None)
-    return [(lay, refusal(arch, runtime, lay, block)) for lay in layouts if lay.cards <= count]
+    pad = work.format.expert_pad
+    return [(lay, refusal(arch, runtime, lay, block, pad)) for lay in layouts if lay.cards <= count]
 
 
 def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | None = None) -> NodeFit:
@@ -393,6 +419,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
             "decode_tok_s_per_user_no_comm": None,
             "decode_tok_s_total": None,
             "ttft_s": None,
+            "queue_s": None,
             "bound": None,
             "allreduce_ms_per_token": None,
             "link": None,
@@ -405,6 +432,10 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         figures.update(extra)
         fits = verdict != "none"
         per_replica = figures["concurrency_per_replica"] or users
+        # What the KV cache holds: the requests admitted at once at their average length, or
+        # (no fit) one request of the longest context.
+        held = sizing.held_length() if fits else work.context
+        in_memory = sizing.wanted(layout, per_replica) if fits else 1
         figures.update(
             node=node.id,
             gpu=gpu.id,
@@ -415,10 +446,10 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
             tensor_parallel=layout.tp if fits else 0,
             pipeline_parallel=layout.pp if fits else 0,
             expert_parallel=layout.ep if fits else 0,
-            need_gb=sizing.need(layout, work.context, per_replica) / GB,
+            need_gb=sizing.need(layout, held, in_memory) / GB,
             capacity_gb=sizing.capacity / GB,
             weights_gb=sizing.weights_card(layout) / GB,
-            kv_gb=sizing.kv_sequence(layout, work.context) * per_replica / GB,
+            kv_gb=sizing.kv_sequence(layout, held) * in_memory / GB,
             reserve_gb=sizing.reserve(layout) / GB,
             weight_only=any(n.code == "weight_only" for n in notes),
             reason=reason,
@@ -443,31 +474,38 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         reason = Reason("no_room", {"reserve": sizing.reserve(Layout()) / GB, "capacity": sizing.capacity / GB})
         return result("none", widest, reason, notes)
 
+    # A layout holds the workload when one request of the longest context fits; the first (fewest
+    # cards) that admits all its users at once wins, else the one admitting the most on the node.
     chosen = None
-    for layout in accepted:
-        replicas = node.count // layout.cards
-        per_replica = math.ceil(users / replicas)
-        if sizing.fits(layout, work.context, per_replica):
+    holding = [lay for lay in accepted if sizing.in_flight(lay) > 0]
+    for layout in holding:
+        per_replica = math.ceil(users / (node.count // layout.cards))
+        if sizing.in_flight(layout) >= sizing.wanted(layout, per_replica):
             chosen = layout
             break
+    if chosen is None and holding:
+        chosen = max(holding, key=lambda lay: sizing.in_flight(lay) * (node.count // lay.cards))
     if chosen is None:
-        per_replica = math.ceil(users / max(1, node.count // widest.cards))
-        need = sizing.need(widest, work.context, per_replica) / GB
+        need = sizing.need(widest, work.context, 1) / GB
         code = "no_memory" if node.count > 1 else "no_memory_one"
         reason = Reason(code, {"count": widest.cards, "need": need, "capacity": sizing.capacity / GB})
         if refused_full and widest.cards < node.count:
             notes = (*notes, refused_full[0])
         if work.kv_cache == "auto" and runtime.kind == "server" and _fits_with_fp8_kv(work, node, sizing, accepted):
             notes = (*notes, Reason("fp8_kv_fits", {}))
-        return result("none", widest, reason, notes, concurrency_per_replica=per_replica)
+        return result("none", widest, reason, notes, concurrency_per_replica=1)
 
     layout = chosen
     replicas = node.count // layout.cards
     per_replica = math.ceil(users / replicas)
     serving = _serving(catalog, work, node, gpu, runtime, sizing, layout)
     figures, load, best = _speed(work, serving, sizing, layout, replicas, users, gpu, runtime)
-    most = sizing.most_sequences(layout, work.context)
-    need = {"need": sizing.need(layout, work.context, per_replica) / GB, "capacity": sizing.capacity / GB}
+    admitted = sizing.in_flight(layout)
+    held = sizing.held_length()
+    need = {
+        "need": sizing.need(layout, held, sizing.wanted(layout, per_replica)) / GB,
+        "capacity": sizing.capacity / GB,
+    }
     if layout.cards == 1:
         verdict = "single"
         reason = Reason("single_copies", {**need, "replicas": replicas}) if replicas > 1 else Reason("single", need)
@@ -485,6 +523,11 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         notes = (*notes, Reason("replicas", {"replicas": replicas, "users": users, "per_replica": per_replica}))
     if refused_full and layout.cards < node.count and replicas == 1:
         notes = (*notes, refused_full[0])
+    if figures["queue_s"]:
+        notes = (
+            *notes,
+            Reason("queued", {"admitted": admitted * replicas, "users": users, "queue": figures["queue_s"]}),
+        )
     return result(
         verdict,
         layout,
@@ -494,8 +537,8 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         best,
         replicas=replicas,
         concurrency_per_replica=per_replica,
-        max_context=sizing.longest_context(layout, per_replica),
-        max_concurrency=min(most * replicas, MAX_CONCURRENCY),
+        max_context=sizing.longest_context(layout, 1),  # one request's longest: more users wait, not refused
+        max_concurrency=min(admitted * replicas, MAX_CONCURRENCY),
         **figures,
     )
 
@@ -503,9 +546,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
 def _fits_with_fp8_kv(work: Workload, node: Node, sizing: _Sizing, accepted: list[Layout]) -> bool:
     """Whether an FP8 KV cache (a vLLM option) would let one of the accepted layouts hold the workload."""
     lighter = sizing.fp8_kv()
-    return any(
-        lighter.fits(lay, work.context, math.ceil(work.concurrency / (node.count // lay.cards))) for lay in accepted
-    )
+    return any(lighter.in_flight(lay) > 0 for lay in accepted)
 
 
 def card_reserve_bytes(arch: Architecture, runtime: Runtime, gpu: Gpu, split: bool = False) -> float:
@@ -557,37 +598,29 @@ def _new_serving(
 class _Load:
     """One replica's steady state at `batch` users."""
 
-    per_user: float
-    per_user_no_comm: float
-    total: float
-    prefill_share: float
-    bound: str
-    comm_s: float
+    steady: Steady
+
+    @property
+    def per_user(self) -> float:
+        return 1 / self.steady.tpot_s
+
+    @property
+    def total(self) -> float:
+        return self.steady.total_tok_s
+
+    @property
+    def prefill_share(self) -> float:
+        return self.steady.prefill_share
 
 
-def _load(serving: Serving, work: Workload, batch: int, memo: dict[tuple[object, ...], _Load] | None = None) -> _Load:
-    key = (serving.layout, serving.tp_link, serving.pp_link, batch)
-    if memo is not None and key in memo:
-        return memo[key]
-    load = _steady(serving, work, batch)
-    if memo is not None:
-        memo[key] = load
+def _load(serving: Serving, work: Workload, sizing: _Sizing, batch: int, communicate: bool = True) -> _Load:
+    key = (serving.layout, serving.tp_link, serving.pp_link, batch, communicate)
+    load = sizing.loads.get(key)
+    if load is None:
+        admitted = sizing.in_flight(serving.layout)
+        steady = serving.steady(batch, admitted, work.input_tokens, work.output_tokens, communicate)
+        load = sizing.loads[key] = _Load(steady)
     return load
-
-
-def _steady(serving: Serving, work: Workload, batch: int) -> _Load:
-    prompt, answer = work.input_tokens, work.output_tokens
-    length = prompt + answer / 2  # cached tokens of a sequence halfway through its answer
-    step = serving.decode_step(batch, length)
-    bare = serving.decode_step(batch, length, communicate=False)
-    prefill = serving.prefill_seconds(prompt)
-    decode_time = answer * step.seconds
-    cycle = decode_time + batch * prefill
-    per_user = answer / (decode_time + (batch - 1) * prefill)
-    per_user_no_comm = answer / (answer * bare.seconds + (batch - 1) * prefill)
-    return _Load(
-        per_user, per_user_no_comm, batch * answer / cycle, batch * prefill / cycle, step.bound, step.communication
-    )
 
 
 def _speed(
@@ -602,22 +635,19 @@ def _speed(
 ) -> tuple[dict[str, Any], tuple[float, float], tuple[float, float] | None]:
     """The speeds at the reader's users; what the prices divide the hour by, there and at the best price."""
     groups = _spread(users, replicas)
-    loads = [(_load(serving, work, batch, sizing.loads), count) for batch, count in groups]
-    slowest = loads[0][0]
+    loads = [(_load(serving, work, sizing, batch), count) for batch, count in groups]
+    slowest = loads[0][0].steady
     total = sum(load.total * count for load, count in loads)
     prefill_time = sum(load.prefill_share * count for load, count in loads) / sum(count for _, count in loads)
-    batch = groups[0][0]
-    ttft = runtime.request_overhead_s + serving.prefill_seconds(
-        work.input_tokens, batch - 1, work.input_tokens + work.output_tokens / 2
-    )
     best, best_users = _best_load(work, serving, sizing, layout, replicas, gpu, runtime)
     figures = {
-        "decode_tok_s_per_user": slowest.per_user,
-        "decode_tok_s_per_user_no_comm": slowest.per_user_no_comm,
+        "decode_tok_s_per_user": 1 / slowest.tpot_s,
+        "decode_tok_s_per_user_no_comm": _load(serving, work, sizing, groups[0][0], communicate=False).per_user,
         "decode_tok_s_total": total,
-        "ttft_s": ttft,
+        "ttft_s": slowest.ttft_s,
+        "queue_s": slowest.queue_s,
         "bound": slowest.bound,
-        "allreduce_ms_per_token": slowest.comm_s * 1000,
+        "allreduce_ms_per_token": slowest.communication_s * 1000,
         "link": (serving.tp_link or serving.pp_link).name if (serving.tp_link or serving.pp_link) else None,
         "best_concurrency": best_users,
     }
@@ -643,24 +673,46 @@ def _best_load(
     """Where the lowest price per million output tokens over the users the node holds is reached:
     the node's load there (its output tokens per second, the share spent on prompts) and its users.
 
-    Up to what memory holds at the context and the runtime's default batch limit per replica.
-    The price per output token is a decode step's time per sequence (each user's prefill takes
-    as much of the hour as it adds to the cycle), and a step's time grows less than its batch:
-    the weights are read once for every sequence, the experts and embedding rows it touches and
-    its all-reduces' latency grow slower still, the rest grows in proportion. So the price falls
-    as users are added and the lowest is at the most a replica holds (tests/test_fit.py checks
-    it against every batch, for every model, format and node of the catalog).
+    Searched from one user to the most a replica admits at once (what its KV cache holds at the
+    workload's lengths, within the runtime's sequence cap): tests/test_fit.py checks it against
+    every batch, for every model, format and node of the catalog.
     """
     most = _most_batch(work, sizing, layout, replicas, gpu, runtime)
     if most < 1:
         return None, 0
-    load = _load(serving, work, most, sizing.loads)
-    return (load.total * replicas, load.prefill_share), most * replicas
+    batch = _cheapest_batch(lambda b: _output_cost(_load(serving, work, sizing, b)), most)
+    load = _load(serving, work, sizing, batch)
+    return (load.total * replicas, load.prefill_share), batch * replicas
+
+
+def _output_cost(load: _Load) -> float:
+    """What an output token costs, up to the hour's price: the decode's share of the time over the tokens made."""
+    return (1 - load.prefill_share) / load.total
+
+
+def _cheapest_batch(cost: Callable[[int], float], most: int) -> int:
+    """The batch from 1 to `most` of the lowest cost (the smallest of equals).
+
+    The cost falls as the weights' reads are shared by more sequences, then may rise where the
+    prompts' share of the steps and each sequence's own time outweigh it: one valley. Still
+    falling at `most`, the valley's floor is there; else a search of the integers finds it.
+    """
+    if most == 1 or cost(most) < cost(most - 1):
+        return most
+    lo, hi = 1, most
+    while hi - lo > 2:
+        a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
+        if cost(a) <= cost(b):
+            hi = b
+        else:
+            lo = a
+    return min(range(lo, hi + 1), key=lambda b: (cost(b), b))
 
 
 def _most_batch(work: Workload, sizing: _Sizing, layout: Layout, replicas: int, gpu: Gpu, runtime: Runtime) -> int:
-    """The most users one replica takes: what memory holds at the context, within the runtime's batch limit."""
-    return min(sizing.most_sequences(layout, work.context), max_sequences(runtime, gpu), MAX_CONCURRENCY // replicas)
+    """The most users one replica admits at once: what its KV cache holds at the workload's lengths,
+    within the runtime's sequence cap."""
+    return min(sizing.in_flight(layout), MAX_CONCURRENCY // replicas)
 
 
 def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Serving:
@@ -780,7 +832,7 @@ def workload(
                 ep=ep,
             )
         forced = Layout(tp, pp, ep)
-        why = refusal(model.architecture, chosen_runtime, forced, quant_block(model, the_format))
+        why = refusal(model.architecture, chosen_runtime, forced, quant_block(model, the_format), the_format.expert_pad)
         if why is not None:
             # The verdict's own words (reasons.py, layout_*): the page says them in its language.
             raise EngineError(f"layout refused: {render(why)}", why.code, **why.params)

@@ -31,13 +31,16 @@ class Layout:
         object.__setattr__(self, "cards", self.tp * self.pp)
 
 
-def refusal(arch: Architecture, runtime: Runtime, layout: Layout, block: int = 0) -> Reason | None:
+def refusal(arch: Architecture, runtime: Runtime, layout: Layout, block: int = 0, expert_pad: int = 0) -> Reason | None:
     """Why `runtime` refuses `layout` for this model (None when it accepts it).
 
     `block`: the quantization block or group of the checkpoint's weights (0 when there is none);
-    each card's slice of a row-split matrix must hold whole blocks.
+    each card's slice of a row-split matrix must hold whole blocks, unless the format pads an
+    expert's slice up to a multiple of `expert_pad` (vLLM's MXFP4 MoE kernels).
     """
-    return _refusal(arch.heads, arch.kv_heads, arch.intermediate, arch.layers, _moe_shape(arch), runtime, layout, block)
+    return _refusal(
+        arch.heads, arch.kv_heads, arch.intermediate, arch.layers, _moe_shape(arch), runtime, layout, block, expert_pad
+    )
 
 
 def _moe_shape(arch: Architecture) -> tuple[int, int, int]:
@@ -56,6 +59,7 @@ def _refusal(
     runtime: Runtime,
     layout: Layout,
     block: int,
+    expert_pad: int = 0,
 ) -> Reason | None:
     tp, pp, ep = layout.tp, layout.pp, layout.ep
     experts, expert_width, dense_layers = moe
@@ -73,17 +77,17 @@ def _refusal(
         return Reason("layout_heads", {"tp": tp, "heads": heads})
     if kv_heads % tp and tp % kv_heads:
         return Reason("layout_kv_heads", {"tp": tp, "kv_heads": kv_heads})
-    widths = []
+    widths = []  # (width, whether its slices are padded)
     if not experts or dense_layers:
-        widths.append(intermediate)
+        widths.append((intermediate, False))
     if experts and ep == 1:
-        widths.append(expert_width)
+        widths.append((expert_width, expert_pad > 0))
     if experts and ep > 1 and experts % ep:
         return Reason("layout_experts", {"ep": ep, "experts": experts})
-    for width in widths:
+    for width, padded in widths:
         if width % tp:
             return Reason("layout_width", {"tp": tp, "width": width})
-        if block and (width // tp) % block:
+        if block and not padded and (width // tp) % block:
             return Reason("layout_block", {"tp": tp, "width": width, "slice": width // tp, "block": block})
     return None
 

@@ -36,6 +36,29 @@ from .topology import GroupLink
 # at its middle chunk): the step cost grows smoothly with the chunk's position.
 _EXACT_CHUNKS = 16
 _GROUPS = 16
+_STEADY_ROUNDS = 60  # at most, of the search for the steady cycle (it closes to a part in 10^12 in a few)
+_BUSIEST = 1 - 1e-9  # the prompt queue's load stays below 1: the closed loop slows the arrivals first
+_LEAST_CHUNK = 64  # a step always takes some prompt tokens (vLLM preempts decodes before starving prompts)
+
+
+@dataclass(frozen=True)
+class Steady:
+    """One replica's steady state: what each user sees, what the replica produces.
+
+    `admitted`: requests in flight; `tpot_s`: the time between two tokens of one answer;
+    `ttft_s`: from a request sent to its first token (`queue_s` of it waiting to be admitted);
+    `total_tok_s`: output tokens per second of the replica; `prefill_share`: the share of its
+    time the prompts take (what prices input tokens).
+    """
+
+    admitted: int
+    tpot_s: float
+    ttft_s: float
+    queue_s: float
+    total_tok_s: float
+    prefill_share: float
+    bound: str
+    communication_s: float
 
 
 @dataclass(frozen=True)
@@ -90,9 +113,9 @@ class Serving:
 
     # --- one step -------------------------------------------------------------------
 
-    def step(self, tokens: int, kv_read: float, attended: float, communicate: bool = True) -> Step:
-        """A step processing `tokens` tokens that reads `kv_read` bytes of KV cache per card (all
-        stages) and attends over `attended` token pairs (summed over the step's sequences).
+    def step(self, tokens: int, kv_read: float, attended: float, communicate: bool = True, sequences: int = 1) -> Step:
+        """A step processing `tokens` tokens of `sequences` sequences that reads `kv_read` bytes of
+        KV cache per card (all stages) and attends over `attended` token pairs (summed over them).
         """
         arch, lay, rt = self.arch, self.layout, self.runtime
         weights = self.weights_read(tokens)
@@ -104,6 +127,11 @@ class Serving:
         comm = self._communication(tokens) if communicate else 0.0
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
         fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_overhead_s
+        if self.gpu.architecture in self.fmt.marlin_moe:
+            fixed += moe_layers * rt.marlin_moe_layer_overhead_s
+        if arch.mla is not None:
+            fixed += arch.layers * rt.mla_layer_overhead_s
+        fixed += sequences * rt.sequence_overhead_s
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
 
     def _attention_dim(self) -> int:
@@ -120,7 +148,7 @@ class Serving:
         message = tokens * arch.hidden * self.activation_bytes
         seconds = 0.0
         if lay.tp > 1 and self.tp_link is not None:
-            reduce = allreduce_seconds(message, lay.tp, self.tp_link)
+            reduce = allreduce_seconds(message, lay.tp, self.tp_link, self.runtime)
             if lay.ep > 1 and arch.moe is not None:
                 moe_layers = arch.layers - arch.moe.dense_layers
                 dispatch = all_to_all_seconds(message * arch.moe.top_k, lay.ep, self.tp_link)
@@ -136,26 +164,32 @@ class Serving:
 
     def decode_step(self, batch: int, length: float, communicate: bool = True) -> Step:
         """One decode step with `batch` sequences of `length` cached tokens each."""
-        return self.step(batch, batch * self.kv_card(length), batch * length, communicate)
+        return self.step(batch, batch * self.kv_card(length), batch * length, communicate, batch)
 
     def kv_card(self, length: float) -> float:
         """KV bytes one sequence of `length` tokens keeps on a card, summed over the pipeline stages."""
         lay = self.layout
         return kv_bytes_per_card(self.arch, math.ceil(length), self.kv_bytes, lay.tp, lay.pp) * lay.pp
 
-    def prefill_seconds(self, prompt: int, others: int = 0, others_length: float = 0) -> float:
+    def prefill_seconds(
+        self, prompt: int, others: int = 0, others_length: float = 0, communicate: bool = True
+    ) -> float:
         """Time to prefill one prompt, chunk by chunk, while `others` sequences of `others_length`
-        cached tokens decode in the same steps."""
+        cached tokens decode in the same steps (their tokens come first out of each step's budget)."""
         if prompt <= 0:
             return 0.0
-        key = ("prefill", prompt, others, others_length)
+        key = ("prefill", prompt, others, others_length, communicate)
         cached = self._memo.get(key)
         if cached is None:
-            cached = self._memo[key] = self._prefill(prompt, others, others_length)
+            cached = self._memo[key] = self._prefill(prompt, others, others_length, communicate)
         return cached
 
-    def _prefill(self, prompt: int, others: int, others_length: float) -> float:
-        chunk = self.chunk_tokens()
+    def prefill_chunks(self, prompt: int, others: int = 0) -> int:
+        """Steps one prompt's prefill takes beside `others` decoding sequences."""
+        return math.ceil(prompt / self.chunk_tokens(others)) if prompt > 0 else 0
+
+    def _prefill(self, prompt: int, others: int, others_length: float, communicate: bool) -> float:
+        chunk = self.chunk_tokens(others)
         chunks = math.ceil(prompt / chunk)
         others_kv = others * self.kv_card(others_length) if others else 0.0
 
@@ -163,7 +197,7 @@ class Serving:
             start = i * chunk
             size = min(chunk, prompt - start)
             attended = size * (start + size / 2) + others * others_length
-            return self.step(size + others, self.kv_card(start) + others_kv, attended).seconds
+            return self.step(size + others, self.kv_card(start) + others_kv, attended, communicate, others + 1).seconds
 
         if chunks <= _EXACT_CHUNKS + _GROUPS:
             return sum(chunk_step(i) for i in range(chunks))
@@ -175,9 +209,107 @@ class Serving:
                 total += (hi - lo) * chunk_step((lo + hi - 1) // 2)
         return total
 
-    def chunk_tokens(self) -> int:
-        """Prompt tokens one step takes (vLLM's max_num_batched_tokens, llama.cpp's micro-batch)."""
-        return batched_tokens(self.runtime, self.gpu)
+    # --- a closed loop of users -------------------------------------------------------
+
+    def steady(self, users: int, in_flight: int, prompt: int, answer: int, communicate: bool = True) -> Steady:
+        """The steady state of `users` users, each sending a request of `prompt` tokens in and
+        `answer` out when its last one is answered, with at most `in_flight` of them admitted.
+
+        Admitted requests share every step: the decoding ones put a token each, a prompt fills
+        the rest of the step's token budget, one prompt after another (first come, first
+        served). So a decoding user's token waits for the prompt chunks in its steps, and a new
+        prompt waits for the prompts ahead of it: a queue with one server whose service is one
+        prompt's prefill (M/D/1 from the other admitted users), plus a share of a burst's wait
+        (users who start together wait for each other's prompts once: the runtime's
+        `arrival_burst`). Users beyond `in_flight` wait for a free place (Little's law on the
+        closed loop: the answered requests' rate times the users).
+        """
+        key = ("steady", users, in_flight, prompt, answer, communicate)
+        cached = self._memo.get(key)
+        if cached is None:
+            cached = self._memo[key] = self._steady(users, in_flight, prompt, answer, communicate)
+        return cached
+
+    def _steady(self, users: int, in_flight: int, prompt: int, answer: int, communicate: bool) -> Steady:
+        admitted = max(1, min(users, in_flight))
+        others = admitted - 1
+        length = prompt + answer / 2  # cached tokens of a sequence halfway through its answer
+        step = self.decode_step(admitted, length, communicate)
+        t_d = step.seconds
+        prefill = self.prefill_seconds(prompt, others, length, communicate)
+        chunks = self.prefill_chunks(prompt, others)
+        per_chunk = prefill / chunks
+        # What a prompt adds to the steps it shares with the others' decodes (all of it alone).
+        marginal = (
+            prefill
+            if others == 0
+            else max(0.0, prefill - chunks * self.decode_step(others, length, communicate).seconds)
+        )
+        decodes = answer - 1
+
+        def through(busy: float) -> tuple[float, float, float]:
+            """A request's wait for the prompts ahead of it, its time per token, and the cycle
+            this gives, when the prompts keep the step's budget busy `busy` of the time."""
+            wait = busy / (2 * (1 - busy)) * prefill
+            steps = chunks + decodes + wait / per_chunk
+            shared = min(1.0, others * chunks / max(steps - chunks, 1.0))  # my decode steps that carry a prompt
+            tpot = shared * per_chunk + (1 - shared) * t_d
+            return wait, tpot, wait + prefill + decodes * tpot
+
+        if others == 0:
+            wait, tpot, cycle = 0.0, t_d, prefill + decodes * t_d
+        else:
+            # The load is where the cycle it gives matches the one it comes from (busy x cycle =
+            # the other prompts' time): a root of a function without poles on [0, 1], found by
+            # false position with the Illinois rule (the end that stays has its value halved).
+            def gap(busy: float) -> float:
+                tpot = through(busy)[1]
+                return (
+                    busy * busy / 2 * prefill
+                    + busy * (1 - busy) * (prefill + decodes * tpot)
+                    - (1 - busy) * others * prefill
+                )
+
+            lo, hi = 0.0, 1.0
+            g_lo, g_hi = -others * prefill, prefill / 2
+            busy, side = 0.5, 0
+            for _ in range(_STEADY_ROUNDS):
+                busy = hi - g_hi * (hi - lo) / (g_hi - g_lo)
+                g = gap(busy)
+                if g < 0:
+                    lo, g_lo = busy, g
+                    if side == 1:
+                        g_hi /= 2
+                    side = 1
+                else:
+                    hi, g_hi = busy, g
+                    if side == -1:
+                        g_lo /= 2
+                    side = -1
+                if hi - lo <= 1e-9:
+                    break
+            busy = min(hi, _BUSIEST)
+            wait, tpot, cycle = through(busy)
+        burst = self.runtime.arrival_burst * others / 2 * prefill
+        ttft = self.runtime.request_overhead_s + wait + burst + prefill
+        queue = cycle * (users - admitted) / admitted if users > admitted else 0.0
+        total = admitted * answer / cycle
+        return Steady(
+            admitted=admitted,
+            tpot_s=tpot,
+            ttft_s=ttft + queue,
+            queue_s=queue,
+            total_tok_s=total,
+            prefill_share=min(1.0, admitted * marginal / cycle),
+            bound=step.bound,
+            communication_s=step.communication,
+        )
+
+    def chunk_tokens(self, others: int = 0) -> int:
+        """Prompt tokens one step takes beside `others` decoding sequences: what is left of the
+        step's budget (vLLM's max_num_batched_tokens, llama.cpp's micro-batch) after their tokens."""
+        budget = batched_tokens(self.runtime, self.gpu)
+        return max(budget - others, _LEAST_CHUNK, 1) if budget > _LEAST_CHUNK else budget
 
 
 def batched_tokens(runtime: Runtime, gpu: Gpu) -> int:
