@@ -5,6 +5,7 @@ Every number comes from the catalog through the engine and is formatted for the 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from html import escape
 from itertools import pairwise
@@ -97,6 +98,8 @@ class GuideMacros:
                 "runtimes_table",
                 "validation_table",
                 "validation_unmapped",
+                "sweep_band_table",
+                "sweep_figure",
                 "node_table",
                 "gpu_table",
                 "assumption",
@@ -489,6 +492,43 @@ class GuideMacros:
             t["val_bounds"],
         ]
         return _table([*header, t["source"]], rows)
+
+    def sweep_band_table(self) -> str:
+        """The engine's error on the measured sweep's judge part, per slice: median and 90th
+        percentile of engine / measured, for the time per token and the time to first token."""
+        from macros.sweeps import BAND_FILE
+
+        t = self.t
+        judged = json.loads(BAND_FILE.read_text(encoding="utf-8"))["judge"]
+        rows = []
+        for name, figures in judged["slices"].items():
+            kind, _, value = name.partition(": ")
+            label = (
+                t["sweep_all"] if name == "all" else t[f"sweep_{kind}"].format(value=t.get(f"sweep_v_{value}", value))
+            )
+            rows.append(
+                [
+                    label,
+                    self.fmt.number(figures["tpot"]["points"]),
+                    self.fmt.number(figures["tpot"]["median"], 2),
+                    self.fmt.number(figures["tpot"]["p90"], 2),
+                    self.fmt.number(figures["ttft"]["median"], 2),
+                    self.fmt.number(figures["ttft"]["p90"], 2),
+                ]
+            )
+        header = [t["sweep_slice"], t["sweep_points"], t["sweep_tpot_median"], t["sweep_tpot_p90"]]
+        return _table([*header, t["sweep_ttft_median"], t["sweep_ttft_p90"]], rows)
+
+    def sweep_figure(self, name: str, part: str = "judge") -> str:
+        """One figure of the sweep's error band: `points`, `in_band` (a percentage), `pairs`, `kept`."""
+        from macros.sweeps import BAND_FILE
+
+        data = json.loads(BAND_FILE.read_text(encoding="utf-8"))[part]
+        if name == "in_band":
+            return self.fmt.number(100 * data["in_band"], 0)
+        if name in ("pairs", "kept"):
+            return self.fmt.number(data["tp_pairs_in_order"][name])
+        return self.fmt.number(data[name])
 
     def validation_unmapped(self) -> str:
         """The published measurements the engine cannot be held against, and why."""

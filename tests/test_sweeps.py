@@ -1,0 +1,72 @@
+"""The engine against the measured vLLM sweep the project holds (catalog/validation/sweeps/), and
+the error band it ships (catalog/validation/error_band.json) kept true to the engine."""
+
+import json
+
+import pytest
+
+from macros.sweeps import BAND_FILE, SWEEPS_DIR, band, part, report, rows, run
+
+# Floors the engine keeps today on the whole sweep. The aim is 75 % of points in both bands;
+# what stands in the way is said in the methodology and on the issue (the published records,
+# older vLLM on A100 and H100 NVL, cap the bandwidth share the sweep would take).
+IN_BAND_FLOOR = 0.65
+PAIRS_FLOOR = 0.9
+
+
+@pytest.fixture(scope="module")
+def points(catalog):
+    return run(catalog)
+
+
+def test_the_sweep_is_the_one_its_readme_describes():
+    data = rows(SWEEPS_DIR / "vllm-h100-sxm.csv")
+    assert len(data) == 207
+    assert {r["model"] for r in data} == {"Qwen/Qwen3-32B", "openai/gpt-oss-120b", "meta-llama/Llama-3.1-70B"}
+    assert (SWEEPS_DIR / "README.md").is_file()
+
+
+def test_no_layout_vllm_ran_is_refused(points):
+    refused = [(p.row["model"], p.tp, p.refused) for p in points if p.refused]
+    assert not refused
+
+
+def test_most_points_fall_in_both_bands(points):
+    share = sum(p.in_band for p in points) / len(points)
+    assert share >= IN_BAND_FLOOR
+
+
+def test_tensor_parallel_sizes_rank_as_measured(catalog, points):
+    pairs = band(catalog, points, "all")["tp_pairs_in_order"]
+    assert pairs["pairs"] >= 150
+    assert pairs["kept"] / pairs["pairs"] >= PAIRS_FLOOR
+
+
+def test_decode_errs_on_the_slow_side(points):
+    """A floor: the engine's time per token is below the measured one on few points."""
+    fast = [p for p in points if p.tpot_ratio is not None and p.tpot_ratio < 0.9]
+    assert len(fast) <= 0.05 * len(points)
+
+
+def test_the_split_keeps_the_tp_sizes_of_a_setup_together_and_halves_the_rows():
+    data = rows(SWEEPS_DIR / "vllm-h100-sxm.csv")
+    parts = [part(r) for r in data]
+    assert 0.35 <= parts.count("fit") / len(parts) <= 0.65
+    by_setup = {}
+    for r, where in zip(data, parts, strict=True):
+        key = (r["model"], r["weights"], r["input_tokens"], r["output_tokens"], r["concurrency"])
+        assert by_setup.setdefault(key, where) == where
+
+
+def test_the_shipped_error_band_is_the_engines_own(catalog):
+    """error_band.json is what `python -m macros.sweeps --write` gives for this catalog and engine."""
+    shipped = json.loads(BAND_FILE.read_text(encoding="utf-8"))
+    assert shipped == json.loads(json.dumps(report(catalog))), "run: .venv/bin/python -m macros.sweeps --write"
+
+
+def test_the_band_reports_median_and_p90_per_mechanic_and_slice(catalog, points):
+    judged = band(catalog, points, "judge")
+    for name in ("all", "load: 1-8 users", "tp: 8", "model: moe", "model: dense"):
+        for mechanic in ("tpot", "ttft"):
+            q = judged["slices"][name][mechanic]
+            assert q["points"] > 0 and 0 < q["median"] <= q["p90"]
