@@ -339,13 +339,20 @@ def test_longest_context_is_exact_for_every_attention_type(catalog, model, fmt, 
     if r.verdict == "none" or r.max_context == 0:
         return
     most = catalog.llms[model].max_context
+    at_once = min(r.max_concurrency, concurrency)  # the reader's users this layout admits at once
     at_edge = fit_node(catalog, workload(catalog, model, fmt, context=r.max_context, concurrency=concurrency), node)
     assert at_edge.verdict != "none" and at_edge.cards_used == r.cards_used
+    assert at_edge.max_concurrency >= at_once
     if r.max_context < most:
-        # One token more and this layout no longer holds it (another layout may: max_context is
-        # the edge of the layout the verdict uses).
+        # One token more and this layout no longer serves them so: it holds no request of that
+        # context, or fewer of the users at once, or another layout takes over (max_context is the
+        # edge of the layout the verdict uses).
         beyond = fit_node(
             catalog, workload(catalog, model, fmt, context=r.max_context + 1, concurrency=concurrency), node
         )
         layout = (r.tensor_parallel, r.pipeline_parallel)
-        assert beyond.verdict == "none" or (beyond.tensor_parallel, beyond.pipeline_parallel) != layout
+        assert (
+            beyond.verdict == "none"
+            or (beyond.tensor_parallel, beyond.pipeline_parallel) != layout
+            or beyond.max_concurrency < at_once
+        )

@@ -537,7 +537,9 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         best,
         replicas=replicas,
         concurrency_per_replica=per_replica,
-        max_context=sizing.longest_context(layout, 1),  # one request's longest: more users wait, not refused
+        # The longest context at which this layout still admits the reader's users as it does:
+        # one request's longest where the cache is paged, else as many whole contexts as it admits.
+        max_context=sizing.longest_context(layout, 1 if sizing.paged else min(per_replica, admitted)),
         max_concurrency=min(admitted * replicas, MAX_CONCURRENCY),
         **figures,
     )
