@@ -186,3 +186,44 @@ def check_all(catalog: Catalog, directory: Path = VALIDATION_DIR) -> tuple[Check
         ("validation", str(directory.resolve()), stamps(files)),
         lambda: tuple(check_record(catalog, r, directory) for r in records(directory)),
     )
+
+
+COPIED_KEYS = ("value", "unit", "source", "quote", "what", "kind")
+
+
+def compare_upstream(upstream: list[dict[str, Any]], ours: list[dict[str, Any]] | None = None) -> list[str]:
+    """What differs between the records copied from an upstream file of published measurements
+    (`origin: shared`) and that file: records missing on either side, and each field changed."""
+    mine = {r["id"]: r for r in (records() if ours is None else ours) if r.get("origin") == "shared"}
+    theirs = {r["id"]: r for r in upstream}
+    problems = [f"{rid}: in the upstream file, not copied" for rid in sorted(theirs.keys() - mine.keys())]
+    problems += [f"{rid}: copied, not in the upstream file" for rid in sorted(mine.keys() - theirs.keys())]
+    for rid in sorted(theirs.keys() & mine.keys()):
+        for key in COPIED_KEYS:
+            if mine[rid].get(key) != theirs[rid].get(key):
+                problems.append(f"{rid}: {key} differs from the upstream file")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m macros.validation --upstream FILE`: compare the copied records with their upstream file."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=compare_upstream.__doc__.splitlines()[0])
+    parser.add_argument("--upstream", type=Path, required=True, help="the upstream measurements.yaml")
+    args = parser.parse_args(argv)
+    try:
+        upstream = yaml.load(args.upstream.read_text(encoding="utf-8"), Loader=_LOADER)
+    except (OSError, yaml.YAMLError) as e:
+        sys.stderr.write(f"{args.upstream}: {e}\n")
+        return 2
+    problems = compare_upstream(upstream)
+    for line in problems:
+        sys.stdout.write(line + "\n")
+    sys.stdout.write("the copy matches its upstream file\n" if not problems else f"{len(problems)} differences\n")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
