@@ -22,15 +22,13 @@ from macros.fitengine.api import raw_answer
 from macros.fitengine.nccl_tests import parse_allreduce
 from macros.fitengine.nvidia_smi import parse_nvlink_status, parse_topo
 
-from .conftest import FIXTURES, ROOT
+from .conftest import FIXTURES
 
-SAMPLES = ROOT.parent / "shared" / "reference" / "samples"  # the shared samples beside the checkout
 MEASURE = FIXTURES / "measure"
 
 
 def _texts(prefix: str) -> list[str]:
     files = sorted(MEASURE.glob(f"{prefix}-*.txt"))
-    files += sorted(SAMPLES.glob(f"{prefix}-*.txt"))
     if prefix == "allreduce":
         files.append(FIXTURES / "allreduce-2x-rtx2080ti-pcie.txt")
     return [f.read_text(encoding="utf-8") for f in files]
