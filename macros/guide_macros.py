@@ -36,6 +36,11 @@ FSDP_TRAFFIC_VS_ALLREDUCE = 1.5  # ZeRO-3: two all-gathers and a reduce-scatter,
 TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # forward and backward, arXiv 2001.08361 section 2.1
 
 
+def _with_unit(figure: str, unit: str) -> str:
+    """A figure and its unit word joined by a no-break space (the figure alone when there is none)."""
+    return f"{figure}\u00a0{unit}" if unit else figure
+
+
 def _table(header: list[str], rows: list[list[str]]) -> str:
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
@@ -425,7 +430,7 @@ class GuideMacros:
             rows.append(
                 [
                     f"`{key}`",
-                    f"{shown} {self._unit_word(item['unit'], value)}".strip(),
+                    _with_unit(shown, self._unit_word(item["unit"], value)),
                     _text(item["explain"][self.locale]),
                     self._cite(item["source"]),
                 ]
@@ -446,7 +451,7 @@ class GuideMacros:
                     [
                         runtime["name"],
                         f"`{key}`",
-                        f"{self.fmt.number(value, digits)} {self._unit_word(item['unit'], value)}".strip(),
+                        _with_unit(self.fmt.number(value, digits), self._unit_word(item["unit"], value)),
                         _text(item["explain"][self.locale]),
                         self._cite(item["source"]),
                     ]
@@ -559,7 +564,10 @@ class GuideMacros:
                         [
                             _text(gpu["name"]),
                             f"`{field}`",
-                            f"{self.fmt.sig(figure['value'])} {UNITS.get(self.locale, {}).get(figure['unit'], figure['unit'])}",
+                            _with_unit(
+                                self.fmt.sig(figure["value"]),
+                                UNITS.get(self.locale, {}).get(figure["unit"], figure["unit"]),
+                            ),
                             self._cite(figure["source"]),
                         ]
                     )
