@@ -34,4 +34,7 @@ def test_every_reason_the_engine_gives_renders(catalog, locale):
 
 def test_numbers_go_through_the_locale_formatter():
     reason = Reason("single", {"need": 12.5, "capacity": 40.0})
-    assert render(reason, "fr", number=lambda x: f"<{x}>") == "Tient sur une carte\u202f: <12.5> Go sur <40.0> Go."
+    assert (
+        render(reason, "fr", number=lambda x: f"<{x}>")
+        == "Tient sur une carte\u202f: <12.5>\u00a0Go sur <40.0>\u00a0Go."
+    )
