@@ -2,10 +2,12 @@
 
 Memory decides the layout: the runtime's cap on each card's memory, the card's share of the
 weights, the runtime's own reserve (activations of its largest batch, CUDA graphs, buffers) and
-the KV cache of the sequences each replica holds. The layout is the first one the runtime
-accepts that holds the workload (fewest cards, then fewest pipeline stages); the node's other
-cards hold replicas, and the reader's users are spread over them. Speed and prices then come
-from the serving model (`serving.py`).
+the KV cache of the requests each replica admits at once (vLLM pages it: a request holds its
+prompt and its answer so far; llama.cpp gives each slot a whole context). A layout holds the
+workload when one request of the context fits; the first the runtime accepts (fewest cards, then
+fewest pipeline stages) that admits all its users at once is chosen, else the one admitting the
+most, and the users beyond wait. The node's other cards hold replicas, and the reader's users
+are spread over them. Speed and prices then come from the serving model (`serving.py`).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ MIN_UTILIZATION = 0.05  # the smallest share of a card's memory the runtime may 
 class Workload:
     """What the reader wants to run.
 
-    `context` is the longest sequence the deployment must hold (the KV cache is sized for it);
+    `context` is the longest sequence the deployment must hold (one request of it must fit);
     `input_tokens` and `output_tokens` are one request's prompt and answer (they set the speed);
     `concurrency` is the reader's total users on the node. `runtime`, `layout`,
     `memory_utilization` and `kv_cache` override the defaults (the format's runtime, the first
@@ -306,7 +308,7 @@ class _Sizing:
         cap = max_sequences(self.runtime, self.gpu)
         return max(1, min(cap, self.most_sequences(layout, self.held_length())))
 
-    def wanted(self, layout: Layout, users: int) -> int:
+    def wanted(self, users: int) -> int:
         """Requests a replica of `users` users would hold at once if memory allowed."""
         return min(users, max_sequences(self.runtime, self.gpu))
 
@@ -435,7 +437,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         # What the KV cache holds: the requests admitted at once at their average length, or
         # (no fit) one request of the longest context.
         held = sizing.held_length() if fits else work.context
-        in_memory = sizing.wanted(layout, per_replica) if fits else 1
+        in_memory = sizing.wanted(per_replica) if fits else 1
         figures.update(
             node=node.id,
             gpu=gpu.id,
@@ -480,7 +482,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
     holding = [lay for lay in accepted if sizing.in_flight(lay) > 0]
     for layout in holding:
         per_replica = math.ceil(users / (node.count // layout.cards))
-        if sizing.in_flight(layout) >= sizing.wanted(layout, per_replica):
+        if sizing.in_flight(layout) >= sizing.wanted(per_replica):
             chosen = layout
             break
     if chosen is None and holding:
@@ -491,7 +493,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         reason = Reason(code, {"count": widest.cards, "need": need, "capacity": sizing.capacity / GB})
         if refused_full and widest.cards < node.count:
             notes = (*notes, refused_full[0])
-        if work.kv_cache == "auto" and runtime.kind == "server" and _fits_with_fp8_kv(work, node, sizing, accepted):
+        if work.kv_cache == "auto" and runtime.kind == "server" and _fits_with_fp8_kv(sizing, accepted):
             notes = (*notes, Reason("fp8_kv_fits", {}))
         return result("none", widest, reason, notes, concurrency_per_replica=1)
 
@@ -503,7 +505,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
     admitted = sizing.in_flight(layout)
     held = sizing.held_length()
     need = {
-        "need": sizing.need(layout, held, sizing.wanted(layout, per_replica)) / GB,
+        "need": sizing.need(layout, held, sizing.wanted(per_replica)) / GB,
         "capacity": sizing.capacity / GB,
     }
     if layout.cards == 1:
@@ -545,7 +547,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
     )
 
 
-def _fits_with_fp8_kv(work: Workload, node: Node, sizing: _Sizing, accepted: list[Layout]) -> bool:
+def _fits_with_fp8_kv(sizing: _Sizing, accepted: list[Layout]) -> bool:
     """Whether an FP8 KV cache (a vLLM option) would let one of the accepted layouts hold the workload."""
     lighter = sizing.fp8_kv()
     return any(lighter.in_flight(lay) > 0 for lay in accepted)
