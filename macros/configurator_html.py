@@ -538,8 +538,8 @@ class ConfiguratorHtml:
             rects.append(f'<rect class="bar__{name}" x="{x:.2f}" width="{width:.2f}" height="10"></rect>')
             x += width
         gb = t["unit_gb"]  # 10^9 bytes, in the locale's word
-        label = " · ".join(f"{t['bar_' + name]} {f.number(value, 1)} {gb}" for name, value in parts)
-        text = f"{f.number(used, 1)} / {f.number(capacity, 1)} {gb}"
+        label = " · ".join(f"{t['bar_' + name]} {f.number(value, 1)}\u00a0{gb}" for name, value in parts)
+        text = f"{f.number(used, 1)} / {f.number(capacity, 1)}\u00a0{gb}"  # a figure and its unit never part
         return (
             f'<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label="{escape(label)}">'
             f"<title>{escape(label)}</title>{''.join(rects)}</svg>"

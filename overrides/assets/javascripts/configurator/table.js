@@ -93,8 +93,8 @@ export function barView(r, kind, t, f) {
   }
   return {
     rects,
-    label: parts.map(([name, value]) => `${t["bar_" + name]} ${f.number(value, 1)} ${t.unit_gb}`).join(" · "),
-    text: `${f.number(used, 1)} / ${f.number(capacity, 1)} ${t.unit_gb}`,
+    label: parts.map(([name, value]) => `${t["bar_" + name]} ${f.number(value, 1)}\u00a0${t.unit_gb}`).join(" · "),
+    text: `${f.number(used, 1)} / ${f.number(capacity, 1)}\u00a0${t.unit_gb}`, // a figure and its unit never part
   };
 }
 
