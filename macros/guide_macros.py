@@ -1356,7 +1356,7 @@ class GuideMacros:
         )
 
     def _tok(self, value: float | None) -> str:
-        return "—" if value is None else f"{self.fmt.number(value)} tok/s"
+        return "—" if value is None else _with_unit(self.fmt.number(value), "tok/s")
 
     def _reason(self, r: NodeFit) -> str:
         return " ".join(

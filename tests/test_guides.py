@@ -226,7 +226,7 @@ def test_quantization_guide_has_a_speed_column_and_names_each_runtime(site, cata
         row = next(r for r in _rows(html) if f"<td>{fmt.name}</td>" in r and "tok/s" in r)
         runtime = catalog.runtimes[fmt.runtime].name
         assert f"<td>{runtime}</td>" in row, fmt.id
-        speeds[fmt.id] = float(re.search(r"([\d\u202f]+) tok/s", row).group(1).replace(NNBSP, ""))
+        speeds[fmt.id] = float(re.search(r"([\d\u202f]+)\u00a0tok/s", row).group(1).replace(NNBSP, ""))
     # Each format takes the smallest layout that holds it: a quarter of the bytes on a quarter of
     # the cards reads about as much per card, so one user's speed is close; the copies the lighter
     # format leaves room for make the node's total larger.

@@ -208,7 +208,9 @@ def test_guides_call_the_configurator_prefilled(site):
 
 def _floor(html: str, row_label: str) -> list[float]:
     row = next(line for line in html.split("<tr>") if row_label in line and "<td>" in line)
-    return [float(x.replace("\u202f", "").replace(",", ".")) for x in re.findall(r"([\d\u202f]+(?:,\d+)?) tok/s", row)]
+    return [
+        float(x.replace("\u202f", "").replace(",", ".")) for x in re.findall(r"([\d\u202f]+(?:,\d+)?)\u00a0tok/s", row)
+    ]
 
 
 def test_no_figure_is_typed_in_prose(tmp_path, catalog_copy, site, catalog):
