@@ -168,6 +168,7 @@ _cache: dict[tuple[Any, ...], tuple[dict[str, Any], list[Problem]]] = {}
 
 def _fingerprint(directory: Path) -> tuple[Any, ...]:
     files = [directory / f"{name}.yaml" for name in FILES] + sorted((directory / "schema").glob("*.json"))
+    files.append(directory / "validation" / "error_band.json")
     return (str(directory.resolve()), *stamps(files))
 
 
@@ -214,7 +215,25 @@ def _read_catalog(directory: Path) -> tuple[dict[str, Any], list[Problem]]:
         if document is not None:
             data.update(document)
     problems += check(data)
+    band, band_problems = _error_band(directory)
+    problems += band_problems
+    if band is not None:
+        data["error_band"] = band
     return data, problems
+
+
+def _error_band(directory: Path) -> tuple[Any, list[Problem]]:
+    """The validation's error band (validation/error_band.json), when the catalog has one."""
+    path = directory / "validation" / "error_band.json"
+    if not path.is_file():
+        return None, []
+    try:
+        band = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return None, [Problem("catalog/validation/error_band.json", "(file)", "(file)", f"expected JSON: {exc}")]
+    if not isinstance(band, dict):
+        return None, [Problem("catalog/validation/error_band.json", "(file)", "(file)", "expected a JSON object")]
+    return band, []
 
 
 def _read_file(

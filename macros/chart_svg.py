@@ -50,7 +50,7 @@ def chart_points(rows: list[tuple[str, dict[str, Any]]], kind: str) -> list[dict
     speed, price = (
         ("relative_speed", "usd_per_reference_hour")
         if kind == "diffusion"
-        else ("decode_tok_s_per_user", "usd_per_million_output_tokens")
+        else ("decode_tok_s_per_user", "usd_per_million_tokens_workload")
     )
     return [
         {"node": r["node"], "name": name, "x": r[speed], "y": r[price]}

@@ -1,6 +1,7 @@
 """Command line of the fit engine: `python -m macros.fitengine fit|check`.
 
     fit    --model ID --format ID [--context TOKENS] [--concurrency N] [--catalog DIR] [--json]
+           [--min-speed TOK_S] [--max-ttft SECONDS]  the target each user must get
            (--config PATH sizes a model from a Hugging Face config.json instead of --model)
     check  [--catalog DIR]
     model  (--model ID | --config PATH) [--format ID] [--catalog DIR] [--json]
@@ -22,7 +23,7 @@ from typing import Any
 
 from macros.catalog_loader import CATALOG_DIR, CatalogError, load_catalog
 from macros.fitengine import EngineError, check_measurement, describe, evaluate, from_hf_config, render
-from macros.fitengine.api import MEASUREMENTS
+from macros.fitengine.api import MEASUREMENTS, summary
 from macros.fitengine.catalog import Catalog
 
 
@@ -45,6 +46,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     fit.add_argument(
         "--output", type=int, help="answer tokens of one request (default: the catalog's, within the context)"
+    )
+    fit.add_argument(
+        "--min-speed",
+        type=float,
+        metavar="TOK_S",
+        help="target: answer tokens per second each user gets at least (default: the catalog's, 12.5)",
+    )
+    fit.add_argument(
+        "--max-ttft",
+        type=float,
+        metavar="SECONDS",
+        help="target: seconds to each user's first token at most (default: the catalog's, 2)",
     )
     fit.add_argument("--node", help="answer for this node only")
     fit.add_argument("--runtime", help="serving runtime (default: the format's, e.g. vllm or llama-cpp)")
@@ -116,6 +129,8 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
     """The rows of `fit`: the engine's answer to the same request the browser sends, in English."""
     if args.model in catalog.diffusion and (args.context is not None or args.concurrency is not None):
         raise EngineError("--context and --concurrency do not apply to image and video models")
+    if args.model in catalog.diffusion and (args.min_speed is not None or args.max_ttft is not None):
+        raise EngineError("--min-speed and --max-ttft do not apply to image and video models")
     request: dict[str, Any] = {
         "model": args.model,
         "format": args.format,
@@ -130,6 +145,8 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
         "expert_parallel": args.expert_parallel,
         "memory_utilization": args.memory_utilization,
         "node": args.node,
+        "min_speed": args.min_speed,
+        "max_ttft": args.max_ttft,
     }
     if args.config is not None:
         request |= {"model": None, "config": _read_config(args.config), "name": args.config.name}
@@ -140,6 +157,9 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
         if "notes" in row:
             row["notes"] = [render(n) for n in r.notes]
         rows.append(row)
+    recommended = summary(rows)["recommended"]
+    for row in rows:
+        row["recommended"] = row["node"] == recommended
     return rows
 
 
@@ -220,7 +240,8 @@ def _table(rows: list[dict[str, Any]]) -> str:
         return "\n".join(lines)
     head = (
         f"{'node':22} {'verdict':7} {'layout':>8} {'GB/card':>8} {'tok/s/user':>10} {'no comm':>8} {'tok/s tot':>9} "
-        f"{'TTFT s':>7} {'bound':>13} {'max users':>9} {'USD/month':>10} {'$/M out':>8} {'$/M in':>7} {'best $/M':>16}  reason"
+        f"{'TTFT s':>7} {'target':>6} {'users@tgt':>9} {'USD/month':>10} {'$/M tok':>8} {'$/M out':>8} "
+        f"{'best $/M':>16}  reason"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -231,13 +252,17 @@ def _table(rows: list[dict[str, Any]]) -> str:
         best = "-"
         if r["best_usd_per_million_output_tokens"] is not None:
             best = f"{_number(r['best_usd_per_million_output_tokens'], 2)} @{r['best_concurrency']}"
+        target = "-" if r["verdict"] == "none" else "met" if r["meets_target"] else "missed"
+        if r["recommended"]:
+            target += "*"
         lines.append(
             f"{r['node']:22} {r['verdict']:7} {layout:>8} {_number(r['need_gb']):>8} {_number(r['decode_tok_s_per_user']):>10} "
             f"{_number(r['decode_tok_s_per_user_no_comm']):>8} {_number(r['decode_tok_s_total']):>9} {_number(r['ttft_s'], 2):>7} "
-            f"{r['bound'] or '-':>13} {r['max_concurrency']:>9} {_number(r['price_month_usd'], 0):>10} "
-            f"{_number(r['usd_per_million_output_tokens'], 2):>8} {_number(r['usd_per_million_input_tokens'], 2):>7} {best:>16}  "
-            f"{r['reason']}"
+            f"{target:>6} {r['max_users_at_target']:>9} {_number(r['price_month_usd'], 0):>10} "
+            f"{_number(r['usd_per_million_tokens_workload'], 2):>8} {_number(r['usd_per_million_output_tokens'], 2):>8} "
+            f"{best:>16}  {r['reason']}"
         )
+    lines.append("* recommended: the cheapest node within the target (--min-speed, --max-ttft)")
     return "\n".join(lines)
 
 

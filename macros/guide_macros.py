@@ -108,6 +108,7 @@ class GuideMacros:
                 "node_table",
                 "gpu_table",
                 "assumption",
+                "target",
                 "assumptions_table",
                 "sources_table",
                 "format_table",
@@ -223,6 +224,14 @@ class GuideMacros:
         if isinstance(value, float) and value < 1:
             return self.fmt.number(value, 2)
         return self.fmt.number(value) if isinstance(value, (int, float)) else str(value)
+
+    def target(self) -> str:
+        """The default target each user must get, in words: the recommendation's condition."""
+        a = self.catalog.assumptions
+        return self.t["target_phrase"].format(
+            speed=_with_unit(self.fmt.sig(a.target_tok_s), "tok/s"),
+            ttft=_with_unit(self.fmt.sig(a.target_ttft_s), "s"),
+        )
 
     def runtime_reserve(self, model_id: str, gpu_id: str, split: bool = False) -> str:
         """What the model's default runtime keeps on each card of `gpu_id` besides weights and KV cache."""

@@ -29,6 +29,7 @@ from typing import Any
 
 from macros.fitengine import Catalog, EngineError
 from macros.fitengine.fit import fit_node, workload
+from macros.fitengine.trust import load_slice
 
 SWEEPS_DIR = Path(__file__).resolve().parent.parent / "catalog" / "validation" / "sweeps"
 BAND_FILE = SWEEPS_DIR.parent / "error_band.json"
@@ -41,6 +42,7 @@ MODELS = {
     "meta-llama/Llama-3.1-70B": "llama-3.3-70b",  # the same architecture
 }
 NODES = {"vllm-h100-sxm.csv": "8x-h100-sxm"}
+RUNTIME = "vllm"  # every sweep here was measured with it
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ def _point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str]) -> Poin
             users,
             input_tokens=prompt,
             output_tokens=answer,
-            runtime="vllm",
+            runtime=RUNTIME,
             layout=(tp, 1, 1),
         )
         fit = fit_node(catalog, work, node)
@@ -120,18 +122,20 @@ def _point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str]) -> Poin
     return Point(sweep, row, where, tpot, ttft)
 
 
-def _load(concurrency: int) -> str:
-    return "1-8 users" if concurrency <= 8 else "9-64 users" if concurrency <= 64 else "over 64 users"
-
-
 def _kind(catalog: Catalog, row: dict[str, str]) -> str:
     return "moe" if catalog.llms[MODELS[row["model"]]].architecture.moe else "dense"
 
 
 def _quantiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
+    p10 = ordered[max(0, math.ceil(0.1 * len(ordered)) - 1)]
     p90 = ordered[min(len(ordered) - 1, math.ceil(0.9 * len(ordered)) - 1)]
-    return {"median": round(statistics.median(ordered), 3), "p90": round(p90, 3), "points": len(ordered)}
+    return {
+        "p10": round(p10, 3),
+        "median": round(statistics.median(ordered), 3),
+        "p90": round(p90, 3),
+        "points": len(ordered),
+    }
 
 
 def band(catalog: Catalog, points: list[Point], which: str = "judge") -> dict[str, Any]:
@@ -149,7 +153,7 @@ def band(catalog: Catalog, points: list[Point], which: str = "judge") -> dict[st
     slices: dict[str, list[Point]] = defaultdict(list)
     for p in answered:
         slices["all"].append(p)
-        slices[f"load: {_load(p.concurrency)}"].append(p)
+        slices[load_slice(p.concurrency)].append(p)
         slices[f"tp: {p.tp}"].append(p)
         slices[f"model: {_kind(catalog, p.row)}"].append(p)
     out["slices"] = {
@@ -186,6 +190,21 @@ def _pairs(points: list[Point]) -> dict[str, int]:
     return {"pairs": pairs, "kept": kept}
 
 
+MIN_SLICE_POINTS = 5  # a tensor-parallel size with fewer judged points is not said to be covered
+
+
+def covers(points: list[Point]) -> dict[str, Any]:
+    """The setups the band speaks for (macros/fitengine/trust.py reads it): the sweeps' runtime,
+    the tensor-parallel sizes with enough judged points, and the most users per replica measured."""
+    judged = [p for p in points if p.part == "judge" and p.tpot_ratio is not None]
+    sizes = sorted({p.tp for p in judged if sum(q.tp == p.tp for q in judged) >= MIN_SLICE_POINTS})
+    return {
+        "runtime": RUNTIME,
+        "tensor_parallel": sizes,
+        "max_concurrency": max((p.concurrency for p in judged), default=0),
+    }
+
+
 def report(catalog: Catalog) -> dict[str, Any]:
     """The error band on the judge part, with the same figures on the fit part beside it."""
     points = run(catalog)
@@ -195,6 +214,7 @@ def report(catalog: Catalog) -> dict[str, Any]:
         # the whole sweep and the published records, so the judge part is declared, not yet unseen.
         "fitted_on": "the whole sweep and catalog/validation/records.yaml (the split is declared for the next fit)",
         "bands": {"tpot": list(TPOT_BAND), "ttft": list(TTFT_BAND)},
+        "covers": covers(points),
         "judge": band(catalog, points, "judge"),
         "fit": band(catalog, points, "fit"),
     }

@@ -19,19 +19,29 @@ from .test_guides import english_words, typography_faults
 ENGINE = Path(__file__).resolve().parent.parent / "macros" / "fitengine"
 
 
-def test_the_summary_names_the_cheapest_fitting_node_the_best_price_per_million_and_the_fastest(catalog):
+def test_the_summary_names_the_cheapest_node_within_the_target_the_best_price_per_million_and_the_fastest(catalog):
     result = raw_answer(catalog, {"model": "llama-3.3-70b", "format": "bf16", "context": 8192, "concurrency": 20})
     fits = [r for r in result["rows"] if r["verdict"] != "none"]
+    meeting = [r for r in fits if r["meets_target"]]
     s = result["summary"]
-    assert s["fits"] == len(fits) > 0
-    assert s["recommended"] == s["cheapest_any"]
+    assert s["fits"] == len(fits) > s["meets"] == len(meeting) > 0
     recommended = next(r for r in fits if r["node"] == s["recommended"])
-    assert recommended["price_month_usd"] == min(r["price_month_usd"] for r in fits)
+    assert recommended["price_month_usd"] == min(r["price_month_usd"] for r in meeting)
+    assert s["cheapest_any"] == min(fits, key=lambda r: r["price_month_usd"])["node"]
+    assert [r["node"] for r in result["rows"] if r["recommended"]] == [s["recommended"]]
     best = next(r for r in fits if r["node"] == s["best_per_mtok"])
-    assert best["usd_per_million_output_tokens"] == min(r["usd_per_million_output_tokens"] for r in fits)
+    assert best["usd_per_million_tokens_workload"] == min(r["usd_per_million_tokens_workload"] for r in meeting)
     fastest = next(r for r in fits if r["node"] == s["fastest"])
     assert fastest["decode_tok_s_per_user"] == max(r["decode_tok_s_per_user"] for r in fits)
-    assert result["workload"] == {"context": 8192, "concurrency": 20}
+    a = catalog.assumptions
+    assert result["workload"] == {
+        "context": 8192,
+        "concurrency": 20,
+        "input": a.default_input_tokens,
+        "output": a.default_output_tokens,
+        "min_speed": a.target_tok_s,
+        "max_ttft": a.target_ttft_s,
+    }
     assert "suggestions" not in result
 
 
@@ -209,10 +219,11 @@ def test_a_forced_layout_and_memory_share_are_read_from_the_request(catalog):
     request = {"model": "llama-3.1-8b", "format": "bf16", "node": eight.id}
     (chosen,) = evaluate(catalog, request).fits
     (forced,) = evaluate(catalog, {**request, "tensor_parallel": 2}).fits
-    assert chosen.tensor_parallel == 1  # an 8B model fits one card: the engine does not split it
-    assert forced.tensor_parallel == 2
-    (tight,) = evaluate(catalog, {**request, "memory_utilization": "0.5"}).fits
-    assert tight.max_concurrency < chosen.max_concurrency
+    assert forced.tensor_parallel == 2 != chosen.tensor_parallel
+    # One user: the layout chosen is the one that answers that user fastest (the most tokens an hour).
+    assert chosen.decode_tok_s_per_user > forced.decode_tok_s_per_user
+    (tight,) = evaluate(catalog, {**request, "tensor_parallel": 2, "memory_utilization": "0.5"}).fits
+    assert tight.max_concurrency < forced.max_concurrency
     for bad in ("half", float("nan"), True):
         with pytest.raises(EngineError, match=r"memory.utilization"):
             evaluate(catalog, {**request, "memory_utilization": bad})

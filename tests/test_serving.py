@@ -98,15 +98,17 @@ def test_prefill_is_compute_bound_and_sets_the_first_token(catalog):
 
 
 def test_users_are_spread_over_replicas(catalog):
-    work16 = workload(catalog, "llama-3.1-8b", "bf16", concurrency=16)
-    work8 = workload(catalog, "llama-3.1-8b", "bf16", concurrency=8)
+    # Copies of one card each (the engine would split the model further for so few users).
+    work16 = workload(catalog, "llama-3.1-8b", "bf16", concurrency=16, layout=(1, 1, 1))
+    work8 = workload(catalog, "llama-3.1-8b", "bf16", concurrency=8, layout=(1, 1, 1))
     eight = fit_node(catalog, work16, catalog.node("8x-h100-sxm"))
     four = fit_node(catalog, work8, catalog.node("4x-h100-sxm"))
     assert (eight.replicas, eight.concurrency_per_replica) == (8, 2)
     assert (four.replicas, four.concurrency_per_replica) == (4, 2)
     assert eight.decode_tok_s_total == pytest.approx(2 * four.decode_tok_s_total)
     assert eight.decode_tok_s_per_user == pytest.approx(four.decode_tok_s_per_user)
-    uneven = fit_node(catalog, workload(catalog, "llama-3.1-8b", "bf16", concurrency=10), catalog.node("8x-h100-sxm"))
+    ten = workload(catalog, "llama-3.1-8b", "bf16", concurrency=10, layout=(1, 1, 1))
+    uneven = fit_node(catalog, ten, catalog.node("8x-h100-sxm"))
     assert uneven.concurrency_per_replica == 2  # two replicas serve two users, six serve one
     assert eight.decode_tok_s_total > uneven.decode_tok_s_total > four.decode_tok_s_total
 

@@ -53,13 +53,13 @@ TABLE_COLUMNS: tuple[Column, ...] = (
     Column("node", "text"),
     Column("verdict", "text"),
     Column("price_month", "number", "price_month_usd", "price_month_usd"),
-    Column("per_mtok", "number", "usd_per_million_output_tokens", "usd_per_reference_hour"),
+    Column("per_mtok", "number", "usd_per_million_tokens_workload", "usd_per_reference_hour"),
     Column("per_user", "number", "decode_tok_s_per_user", "relative_speed"),
     Column("ttft", "number", "ttft_s"),
     Column("memory", "number", "need_gb", "need_gb"),
     Column("total", "number", "decode_tok_s_total"),
     Column("best_per_mtok", "number", "best_usd_per_million_output_tokens"),
-    Column("max_users", "number", "max_concurrency"),
+    Column("max_users", "number", "max_users_at_target"),
 )
 # What a custom model (a pasted config.json, or one carried by a link) may hold: a real
 # config.json is a few kilobytes, three or four levels deep. The widget checks the same bounds
@@ -166,8 +166,10 @@ def answer(
 ) -> dict[str, Any]:
     """Every node's answer to a request {model | config | totals, format, context, concurrency}.
 
-    Optional keys: input, output, runtime, kv_cache, and a forced layout's tensor_parallel,
-    pipeline_parallel and expert_parallel (a layout the runtime refuses raises EngineError).
+    Optional keys: input, output, runtime, kv_cache, the target (min_speed in tokens per second
+    per user, max_ttft in seconds; the catalog's defaults otherwise), and a forced layout's
+    tensor_parallel, pipeline_parallel and expert_parallel (a layout the runtime refuses raises
+    EngineError).
 
     Raises EngineError with a reader-facing message when the request cannot be answered.
     """
@@ -193,6 +195,8 @@ REQUEST_KEYS = (
     "expert_parallel",
     "memory_utilization",
     "node",
+    "min_speed",
+    "max_ttft",
 )
 
 
@@ -281,6 +285,8 @@ def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpr
         "kv_cache": _choice(request, "kv_cache"),
         "layout": _layout(request),
         "memory_utilization": _fraction(request, "memory_utilization"),
+        "min_tok_s": _fraction(request, "min_speed"),
+        "max_ttft_s": _fraction(request, "max_ttft"),
     }
     if isinstance(model_id, str) and model_id in catalog.diffusion:  # context and users do not apply
         fits = tuple(r for r in fit_diffusion(catalog, model_id, str(fmt)) if node_id is None or r.node == node_id)
@@ -309,20 +315,30 @@ def raw_answer(
     found = ask(catalog, request)
     rows = [r.to_dict() for r in found.fits]
     results = [{**row, "link_class": link_class(catalog, node)} for row, node in zip(rows, found.nodes, strict=True)]
+    summed = summary(results)
+    for row in results:
+        row["recommended"] = row["node"] == summed["recommended"]
     out = {
         "version": SCHEMA_VERSION,
         "kind": found.kind,
         "model_name": found.name,
         "rows": results,
-        "summary": summary(results),
+        "summary": summed,
     }
     work = found.work
     if work is not None:
-        out["workload"] = {"context": work.context, "concurrency": work.concurrency}
+        out["workload"] = {
+            "context": work.context,
+            "concurrency": work.concurrency,
+            "input": work.input_tokens,
+            "output": work.output_tokens,
+            "min_speed": work.min_tok_s,
+            "max_ttft": work.max_ttft_s,
+        }
     if found.read is not None:
         out["model_read"] = found.read
     if suggest and out["summary"]["recommended"] is None:
-        out["suggestions"] = suggestions(catalog, request, found.kind, None if work is None else work.context, ask)
+        out["suggestions"] = suggestions(catalog, request, found.kind, work, results, ask)
     return out
 
 
@@ -333,48 +349,61 @@ def suggestions(
     catalog: Catalog,
     request: dict[str, Any],
     kind: str,
-    context: int | None,
+    work: Workload | None,
+    rows: list[dict[str, Any]],
     ask: Callable[[Catalog, dict[str, Any]], Evaluation] = evaluate,
 ) -> list[dict[str, Any]]:
-    """Changes that make the request fit somewhere: each other format, then a shorter context.
+    """Changes after which a node is recommended: each other format, a shorter context, and (a
+    language model that some node holds, none within the target) fewer users or a looser target.
 
-    Each is {format, context, node, price_month_usd}: the field values it sets (context None:
-    unchanged) and the cheapest node it leads to.
+    Each is {format, context, concurrency, min_speed, max_ttft, node, price_month_usd}: the field
+    values it sets (None: unchanged) and the node then recommended, cheapest first.
     """
     found: list[dict[str, Any]] = []
+
+    def attempt(change: dict[str, Any]) -> bool:
+        try:
+            other = raw_answer(catalog, {**request, **change}, suggest=False, ask=ask)
+        except EngineError:
+            return False
+        node = other["summary"]["recommended"]
+        if node is None:
+            return False
+        row = next(r for r in other["rows"] if r["node"] == node)
+        keys = ("format", "context", "concurrency", "min_speed", "max_ttft")
+        found.append({**{k: change.get(k) for k in keys}, "node": node, "price_month_usd": row["price_month_usd"]})
+        return True
+
     diffusion = kind == "diffusion"
     for fmt in catalog.formats.values():
         if fmt.id == request.get("format") or (diffusion and not fmt.diffusion):
             continue
-        try:
-            other = raw_answer(catalog, {**request, "format": fmt.id}, suggest=False, ask=ask)
-        except EngineError:
-            continue
-        node = other["summary"]["recommended"]
-        if node is not None:
-            row = next(r for r in other["rows"] if r["node"] == node)
-            found.append({"format": fmt.id, "context": None, "node": node, "price_month_usd": row["price_month_usd"]})
-    if context is not None:
-        shorter = context // 2
+        attempt({"format": fmt.id})
+    if work is not None:
+        shorter = work.context // 2
         while shorter >= SHORTEST_SUGGESTED_CONTEXT:
-            try:
-                other = raw_answer(catalog, {**request, "context": shorter}, suggest=False, ask=ask)
-            except EngineError:
-                break
-            node = other["summary"]["recommended"]
-            if node is not None:
-                row = next(r for r in other["rows"] if r["node"] == node)
-                found.append(
-                    {
-                        "format": request.get("format"),
-                        "context": shorter,
-                        "node": node,
-                        "price_month_usd": row["price_month_usd"],
-                    }
-                )
+            if attempt({"context": shorter}):
                 break
             shorter //= 2
+        held = [r for r in rows if r["verdict"] != "none"]
+        most = max((r["max_users_at_target"] for r in held), default=0)
+        if 0 < most < work.concurrency:
+            attempt({"concurrency": most})
+        closest = min(held, key=lambda r: _shortfall(r, work), default=None)
+        if closest is not None:
+            looser = {}
+            if work.min_tok_s is not None and closest["decode_tok_s_per_user"] < work.min_tok_s:
+                looser["min_speed"] = math.floor(closest["decode_tok_s_per_user"] * 10) / 10 or None
+            if work.max_ttft_s is not None and closest["ttft_s"] > work.max_ttft_s:
+                looser["max_ttft"] = math.ceil(closest["ttft_s"] * 10) / 10
+            if looser and None not in looser.values():
+                attempt(looser)
     return sorted(found, key=lambda s: s["price_month_usd"])
+
+
+def _shortfall(row: dict[str, Any], work: Workload) -> float:
+    tpot = 1 / row["decode_tok_s_per_user"] if row["decode_tok_s_per_user"] else math.inf
+    return work.shortfall(tpot, row["ttft_s"] if row["ttft_s"] is not None else math.inf)
 
 
 def model_read(model: Any) -> dict[str, Any]:
@@ -407,35 +436,39 @@ def _speed(row: dict[str, Any]) -> float:
 
 
 def _per_unit(row: dict[str, Any]) -> float | None:
-    """What one unit of work costs: a million output tokens, or an hour of reference work."""
+    """What one unit of work costs: a million tokens of the workload, or an hour of reference work."""
     return (
-        row["usd_per_million_output_tokens"]
-        if "usd_per_million_output_tokens" in row
+        row["usd_per_million_tokens_workload"]
+        if "usd_per_million_tokens_workload" in row
         else row.get("usd_per_reference_hour")
     )
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The node ids that answer the question (None when nothing fits).
+    """The node ids that answer the question (None where no node qualifies).
 
-    recommended: the cheapest node that holds the workload (the faster on equal price);
-    cheapest_single: the cheapest on one card; cheapest_any: the same as recommended;
-    best_per_mtok: the lowest price per million output tokens (per reference hour for image
-    models) at the reader's concurrency; fastest: the highest per-user speed; fits: how many hold it.
+    recommended: for a language model, the cheapest node that meets the target for the reader's
+    users (the faster on equal price), None when none does; for an image model, the cheapest
+    that holds it. best_per_mtok: the lowest price per million tokens of the workload (per
+    reference hour for image models) among the recommendable; fastest: the highest per-user
+    speed among those that hold it; cheapest_single, cheapest_any: the cheapest on one card, and
+    the cheapest that holds it, target or not; fits, meets: how many hold it, and meet the target.
     """
     fits = [r for r in rows if r["verdict"] != "none"]
+    meeting = [r for r in fits if r.get("meets_target", True)]
 
     def cheapest(candidates: list[dict[str, Any]]) -> str | None:
         return min(candidates, key=lambda r: (r["price_month_usd"], -_speed(r)))["node"] if candidates else None
 
-    priced = [r for r in fits if _per_unit(r) is not None]
+    priced = [r for r in meeting if _per_unit(r) is not None]
     return {
-        "recommended": cheapest(fits),
+        "recommended": cheapest(meeting),
         "cheapest_single": cheapest([r for r in rows if r["verdict"] == "single"]),
         "cheapest_any": cheapest(fits),
         "best_per_mtok": min(priced, key=lambda r: (_per_unit(r), r["price_month_usd"]))["node"] if priced else None,
         "fastest": max(fits, key=lambda r: (_speed(r), -r["price_month_usd"]))["node"] if fits else None,
         "fits": len(fits),
+        "meets": len(meeting),
     }
 
 

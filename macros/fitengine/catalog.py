@@ -176,6 +176,8 @@ class Assumptions:
     default_concurrency: int
     default_input_tokens: int
     default_output_tokens: int
+    target_tok_s: float
+    target_ttft_s: float
     diffusion_reference_gpu: str
 
 
@@ -190,6 +192,7 @@ class Catalog:
     llms: dict[str, Llm]
     diffusion: dict[str, DiffusionModel]
     assumptions: Assumptions
+    error_band: dict[str, Any] | None = None  # catalog/validation/error_band.json, when present
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Catalog:
@@ -204,6 +207,7 @@ class Catalog:
             llms={m["id"]: _llm(m) for m in data["llms"]},
             diffusion={m["id"]: _diffusion(m) for m in data["diffusion"]},
             assumptions=_assumptions(data["assumptions"]),
+            error_band=data.get("error_band"),
         )
 
     def node(self, node_id: str) -> Node:
@@ -396,5 +400,7 @@ def _assumptions(a: dict[str, Any]) -> Assumptions:
         default_concurrency=int(val("default_concurrency")),
         default_input_tokens=int(val("default_input_tokens")),
         default_output_tokens=int(val("default_output_tokens")),
+        target_tok_s=float(val("target_tok_s")),
+        target_ttft_s=float(val("target_ttft_s")),
         diffusion_reference_gpu=str(val("diffusion_reference_gpu")),
     )

@@ -27,6 +27,7 @@ from .memory import kv_bytes_per_card, runtime_reserve_bytes, weight_bytes
 from .reasons import Reason, render
 from .serving import Serving, Steady, batched_tokens, max_sequences
 from .topology import group_link
+from .trust import trust
 from .units import GB
 
 MAX_CONCURRENCY = 4096
@@ -34,6 +35,8 @@ MAX_TOKENS = 10_000_000
 KV_CACHE = ("auto", "fp8")
 MAX_PARALLEL = 64  # cards in one layout's dimension: beyond any node
 MIN_UTILIZATION = 0.05  # the smallest share of a card's memory the runtime may be given
+MAX_TARGET_TOK_S = 10_000  # tokens per second per user: beyond any card's decode
+MAX_TARGET_TTFT_S = 3600  # seconds: an hour's wait for a first token is no target
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,11 @@ class Workload:
     `context` is the longest sequence the deployment must hold (one request of it must fit);
     `input_tokens` and `output_tokens` are one request's prompt and answer (they set the speed);
     `concurrency` is the reader's total users on the node. `runtime`, `layout`,
-    `memory_utilization` and `kv_cache` override the defaults (the format's runtime, the first
-    layout that fits, the runtime's cap, a 16-bit KV cache).
+    `memory_utilization` and `kv_cache` override the defaults (the format's runtime, the layout
+    that serves the target best, the runtime's cap, a 16-bit KV cache).
+
+    The target is what each user must get: `min_tok_s` tokens per second of answer at least and
+    a first token within `max_ttft_s` seconds (None: no such limit).
     """
 
     model: Llm
@@ -57,6 +63,21 @@ class Workload:
     layout: Layout | None = None
     memory_utilization: float | None = None
     kv_cache: str = "auto"
+    min_tok_s: float | None = None
+    max_ttft_s: float | None = None
+
+    def meets(self, tpot_s: float, ttft_s: float) -> bool:
+        """Whether a user who sees a token every `tpot_s` and the first after `ttft_s` gets the target."""
+        return (self.min_tok_s is None or tpot_s * self.min_tok_s <= 1) and (
+            self.max_ttft_s is None or ttft_s <= self.max_ttft_s
+        )
+
+    def shortfall(self, tpot_s: float, ttft_s: float) -> float:
+        """How far from the target: the larger of the factors by which speed and first token miss it
+        (1 or less: met)."""
+        speed = tpot_s * self.min_tok_s if self.min_tok_s is not None else 0.0
+        first = ttft_s / self.max_ttft_s if self.max_ttft_s is not None else 0.0
+        return max(speed, first)
 
     def __post_init__(self) -> None:
         if isinstance(self.context, bool) or not isinstance(self.context, int) or self.context < 1:
@@ -105,12 +126,29 @@ class Workload:
                 minimum=MIN_UTILIZATION,
                 maximum=1,
             )
+        speed, first = self.min_tok_s, self.max_ttft_s
+        if speed is not None and not _positive_at_most(speed, MAX_TARGET_TOK_S):
+            raise EngineError(
+                f"the target speed must be above 0 and at most {MAX_TARGET_TOK_S} tokens per second, got {shown(speed)}",
+                "target_speed_range",
+                maximum=MAX_TARGET_TOK_S,
+            )
+        if first is not None and not _positive_at_most(first, MAX_TARGET_TTFT_S):
+            raise EngineError(
+                f"the target first-token time must be above 0 and at most {MAX_TARGET_TTFT_S} s, got {shown(first)}",
+                "target_ttft_range",
+                maximum=MAX_TARGET_TTFT_S,
+            )
         if self.kv_cache not in KV_CACHE:
             raise EngineError(
                 f"KV cache must be one of {', '.join(KV_CACHE)}, got {shown(self.kv_cache, 20)}",
                 "kv_cache_choice",
                 choices=", ".join(KV_CACHE),
             )
+
+
+def _positive_at_most(value: object, most: float) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and 0 < value <= most
 
 
 @dataclass(frozen=True)
@@ -120,8 +158,18 @@ class NodeFit:
     Speeds are tokens per second: `decode_tok_s_per_user` is what each user sees while their
     answer streams (the others' prompts included), `decode_tok_s_total` what the node produces
     for all users at once; `_no_comm` is the same per-user figure with free collectives (what
-    the link costs is the difference). Prices per million tokens split each hour between
-    prompt processing and answer generation by the time each takes.
+    the link costs is the difference). `tokens_per_hour` counts what the node serves for the
+    workload, prompts and answers together: the hour's price over it is
+    `usd_per_million_tokens_workload`; over the answers alone (the prompts' time included), it
+    is `usd_per_million_output_tokens`.
+
+    The target (Workload.min_tok_s, max_ttft_s): `meets_target` at the reader's users;
+    `max_users_at_target` the most users the node serves within it on the row's layout;
+    `best_usd_per_million_output_tokens` the lowest price per million answer tokens within it on
+    that layout, at `best_concurrency` users (None and 0 where the layout never meets it).
+    `speed_band` and `ttft_band` say how far measured points were from the engine's figures
+    for a setup like this one (measured / engine, low and high: catalog/validation); where the
+    validation covers no such setup, `band_covered` is false and the bands are the overall ones.
     """
 
     node: str
@@ -149,10 +197,16 @@ class NodeFit:
     allreduce_ms_per_token: float | None
     link: str | None
     max_concurrency: int
+    meets_target: bool
+    max_users_at_target: int
+    tokens_per_hour: float | None
+    speed_band: tuple[float, float] | None
+    ttft_band: tuple[float, float] | None
+    band_covered: bool
     price_month_usd: float
     price_hour_usd: float
+    usd_per_million_tokens_workload: float | None
     usd_per_million_output_tokens: float | None
-    usd_per_million_input_tokens: float | None
     best_usd_per_million_output_tokens: float | None
     best_concurrency: int
     max_context: int
@@ -164,6 +218,9 @@ class NodeFit:
         data = {name: getattr(self, name) for name in _NODEFIT_FIELDS}
         data["reason"] = self.reason.to_dict()
         data["notes"] = [n.to_dict() for n in self.notes]
+        for band in ("speed_band", "ttft_band"):
+            if data[band] is not None:
+                data[band] = list(data[band])
         return data
 
 
@@ -172,8 +229,8 @@ _NODEFIT_FIELDS = tuple(f.name for f in fields(NodeFit))
 PRICED_FIELDS = (
     "price_month_usd",
     "price_hour_usd",
+    "usd_per_million_tokens_workload",
     "usd_per_million_output_tokens",
-    "usd_per_million_input_tokens",
     "best_usd_per_million_output_tokens",
 )
 
@@ -183,14 +240,14 @@ class Unpriced:
     """A node's answer before its price: what `unpriced_fit` works out, which `price_fit` prices.
 
     `figures` holds every NodeFit field but PRICED_FIELDS (read it, never modify it); `load`
-    and `best` are what the prices per token divide the hour by: the node's output tokens per
-    second and the share of its time spent on prompts, at the reader's users and at the most
-    users a replica holds (None where the node gives no such figure).
+    and `best` are what the prices per token divide the hour by: the node's answer tokens per
+    second at the reader's users, and at the cheapest load within the target (None where the
+    node gives no such figure).
     """
 
     figures: dict[str, Any]
-    load: tuple[float, float] | None = None
-    best: tuple[float, float] | None = None
+    load: float | None = None
+    best: float | None = None
 
 
 def format_support(gpu: Gpu, fmt: Format, is_moe: bool) -> Reason | None:
@@ -381,19 +438,20 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
 def price_fit(catalog: Catalog, work: Workload, node: Node, unpriced: Unpriced) -> NodeFit:
     """The node's answer at its price: its monthly and hourly price, and its prices per million tokens."""
     price_hour = node.price_month_usd / catalog.assumptions.hours_per_month
-    out_m = in_m = best = None
-    if unpriced.load is not None:
-        out_m, in_m = _prices(price_hour, *unpriced.load, work)
-    if unpriced.best is not None:
-        best = _prices(price_hour, *unpriced.best, work)[0]
+    tokens = unpriced.figures["tokens_per_hour"]
     return NodeFit(
         **unpriced.figures,
         price_month_usd=node.price_month_usd,
         price_hour_usd=price_hour,
-        usd_per_million_output_tokens=out_m,
-        usd_per_million_input_tokens=in_m,
-        best_usd_per_million_output_tokens=best,
+        usd_per_million_tokens_workload=price_hour / tokens * 1e6 if tokens else None,
+        usd_per_million_output_tokens=_per_million(price_hour, unpriced.load),
+        best_usd_per_million_output_tokens=_per_million(price_hour, unpriced.best),
     )
+
+
+def _per_million(price_hour: float, tok_s: float | None) -> float | None:
+    """The hour's price per million tokens made at `tok_s` tokens per second (None: no such figure)."""
+    return price_hour / (tok_s * 3600) * 1e6 if tok_s else None
 
 
 def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | None = None) -> Unpriced:
@@ -412,8 +470,8 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         layout: Layout,
         reason: Reason,
         notes: tuple[Reason, ...] = (),
-        load: tuple[float, float] | None = None,
-        best: tuple[float, float] | None = None,
+        load: float | None = None,
+        best: float | None = None,
         **extra: Any,
     ) -> Unpriced:
         figures: dict[str, Any] = {
@@ -430,6 +488,12 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
             "max_context": 0,
             "replicas": 0,
             "concurrency_per_replica": 0,
+            "meets_target": False,
+            "max_users_at_target": 0,
+            "tokens_per_hour": None,
+            "speed_band": None,
+            "ttft_band": None,
+            "band_covered": False,
         }
         figures.update(extra)
         fits = verdict != "none"
@@ -476,17 +540,12 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         reason = Reason("no_room", {"reserve": sizing.reserve(Layout()) / GB, "capacity": sizing.capacity / GB})
         return result("none", widest, reason, notes)
 
-    # A layout holds the workload when one request of the longest context fits; the first (fewest
-    # cards) that admits all its users at once wins, else the one admitting the most on the node.
-    chosen = None
+    # A layout holds the workload when one request of the longest context fits. Of those, the one
+    # that meets the target for the reader's users at the lowest price per token wins (the node's
+    # price is the same for all: the most tokens per second); where none meets it, the closest.
     holding = [lay for lay in accepted if sizing.in_flight(lay) > 0]
-    for layout in holding:
-        per_replica = math.ceil(users / (node.count // layout.cards))
-        if sizing.in_flight(layout) >= sizing.wanted(per_replica):
-            chosen = layout
-            break
-    if chosen is None and holding:
-        chosen = max(holding, key=lambda lay: sizing.in_flight(lay) * (node.count // lay.cards))
+    servings = {lay: _serving(catalog, work, node, gpu, runtime, sizing, lay) for lay in holding}
+    chosen = _choose(work, sizing, servings, node.count, users)
     if chosen is None:
         need = sizing.need(widest, work.context, 1) / GB
         code = "no_memory" if node.count > 1 else "no_memory_one"
@@ -500,8 +559,14 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
     layout = chosen
     replicas = node.count // layout.cards
     per_replica = math.ceil(users / replicas)
-    serving = _serving(catalog, work, node, gpu, runtime, sizing, layout)
-    figures, load, best = _speed(work, serving, sizing, layout, replicas, users, gpu, runtime)
+    serving = servings[layout]
+    figures, load = _speed(work, serving, sizing, replicas, users)
+    most_users, best_users, best = _at_target(work, sizing, serving, replicas)
+    figures.update(
+        max_users_at_target=most_users,
+        best_concurrency=best_users,
+        **trust(catalog.error_band, runtime, layout, per_replica),
+    )
     admitted = sizing.in_flight(layout)
     held = sizing.held_length()
     need = {
@@ -628,22 +693,12 @@ def _load(serving: Serving, work: Workload, sizing: _Sizing, batch: int, communi
 
 
 def _speed(
-    work: Workload,
-    serving: Serving,
-    sizing: _Sizing,
-    layout: Layout,
-    replicas: int,
-    users: int,
-    gpu: Gpu,
-    runtime: Runtime,
-) -> tuple[dict[str, Any], tuple[float, float], tuple[float, float] | None]:
-    """The speeds at the reader's users; what the prices divide the hour by, there and at the best price."""
+    work: Workload, serving: Serving, sizing: _Sizing, replicas: int, users: int
+) -> tuple[dict[str, Any], float]:
+    """The figures at the reader's users, and the node's answer tokens per second there."""
     groups = _spread(users, replicas)
-    loads = [(_load(serving, work, sizing, batch), count) for batch, count in groups]
-    slowest = loads[0][0].steady
-    total = sum(load.total * count for load, count in loads)
-    prefill_time = sum(load.prefill_share * count for load, count in loads) / sum(count for _, count in loads)
-    best, best_users = _best_load(work, serving, sizing, layout, replicas, gpu, runtime)
+    slowest = _load(serving, work, sizing, groups[0][0]).steady
+    total = _node_tok_s(serving, work, sizing, groups)
     figures = {
         "decode_tok_s_per_user": 1 / slowest.tpot_s,
         "decode_tok_s_per_user_no_comm": _load(serving, work, sizing, groups[0][0], communicate=False).per_user,
@@ -653,45 +708,104 @@ def _speed(
         "bound": slowest.bound,
         "allreduce_ms_per_token": slowest.communication_s * 1000,
         "link": (serving.tp_link or serving.pp_link).name if (serving.tp_link or serving.pp_link) else None,
-        "best_concurrency": best_users,
+        "meets_target": work.meets(slowest.tpot_s, slowest.ttft_s),
+        "tokens_per_hour": total * 3600 * (work.input_tokens + work.output_tokens) / work.output_tokens,
     }
-    return figures, (total, prefill_time), best
+    return figures, total
 
 
-def _prices(price_hour: float, total: float, prefill_share: float, work: Workload) -> tuple[float, float]:
-    """USD per million output and input tokens: the hour split by the time decode and prefill take."""
-    outputs = total * 3600
-    inputs = outputs * work.input_tokens / work.output_tokens
-    return price_hour * (1 - prefill_share) / outputs * 1e6, price_hour * prefill_share / inputs * 1e6
+def _node_tok_s(serving: Serving, work: Workload, sizing: _Sizing, groups: list[tuple[int, int]]) -> float:
+    """Answer tokens per second of the node's replicas, `groups` of (users per replica, replicas)."""
+    return sum(_load(serving, work, sizing, batch).total * count for batch, count in groups)
 
 
-def _best_load(
-    work: Workload,
-    serving: Serving,
-    sizing: _Sizing,
-    layout: Layout,
-    replicas: int,
-    gpu: Gpu,
-    runtime: Runtime,
-) -> tuple[tuple[float, float] | None, int]:
-    """Where the lowest price per million output tokens over the users the node holds is reached:
-    the node's load there (its output tokens per second, the share spent on prompts) and its users.
+def _choose(work: Workload, sizing: _Sizing, servings: dict[Layout, Serving], count: int, users: int) -> Layout | None:
+    """Of the layouts that hold the workload (in the runtime's order), the one that meets the
+    target for `users` at the most tokens per second (the first of equals); where none meets it,
+    the one that misses it by the least (Workload.shortfall). None when none holds it."""
+    best: tuple[float, float] | None = None
+    chosen = None
+    for layout, serving in servings.items():
+        groups = _spread(users, count // layout.cards)
+        slowest = _load(serving, work, sizing, groups[0][0]).steady
+        meets = work.meets(slowest.tpot_s, slowest.ttft_s)
+        # Met beats missed; then the more tokens per second, or the smaller miss.
+        rank = (
+            (0.0, -_node_tok_s(serving, work, sizing, groups))
+            if meets
+            else (1.0, work.shortfall(slowest.tpot_s, slowest.ttft_s))
+        )
+        if best is None or rank < best:
+            best, chosen = rank, layout
+    return chosen
 
-    Searched from one user to the most a replica admits at once (what its KV cache holds at the
-    workload's lengths, within the runtime's sequence cap): tests/test_fit.py checks it against
-    every batch, for every model, format and node of the catalog.
+
+def _most_at_target(work: Workload, sizing: _Sizing, serving: Serving) -> int:
+    """The most users one replica serves within the target (0 when not even one).
+
+    Speed and first token worsen as users are added, each about in proportion, so the edge is
+    found on the miss (Workload.shortfall, 1 at the edge) by false position over whole numbers
+    up to the requests the replica admits at once. Beyond them speed stays, and each user's wait
+    for a place grows by a cycle over the admitted (the closed loop), which gives the rest directly.
     """
-    most = _most_batch(work, sizing, layout, replicas, gpu, runtime)
+    admitted = min(sizing.in_flight(serving.layout), MAX_CONCURRENCY)
+
+    def miss(batch: int) -> float:
+        steady = _load(serving, work, sizing, batch).steady
+        return -1.0 if work.meets(steady.tpot_s, steady.ttft_s) else work.shortfall(steady.tpot_s, steady.ttft_s)
+
+    if admitted < 1 or miss(1) >= 0:
+        return 0
+    if miss(admitted) < 0:
+        edge = _load(serving, work, sizing, admitted).steady
+        if work.max_ttft_s is None:
+            return MAX_CONCURRENCY
+        more = int((work.max_ttft_s - edge.ttft_s) * admitted / edge.cycle_s) if edge.cycle_s > 0 else 0
+        most = min(MAX_CONCURRENCY, admitted + max(0, more))
+        while most > admitted and miss(most) >= 0:  # float rounding at the edge
+            most -= 1
+        return most
+
+    # Bracket [lo, hi]: lo within the target, hi not. The miss is read as a line between them
+    # (shortfall - 1, with a met point counted at its own shortfall), the Illinois rule halving
+    # the side that stays; a bisection step whenever the guess falls on an end.
+    def gap(batch: int) -> float:
+        steady = _load(serving, work, sizing, batch).steady
+        return work.shortfall(steady.tpot_s, steady.ttft_s) - 1
+
+    lo, hi = 1, admitted
+    g_lo, g_hi = gap(lo), gap(hi)
+    side = 0
+    while hi - lo > 1:
+        guess = lo + round((hi - lo) * -g_lo / (g_hi - g_lo)) if g_hi > g_lo else (lo + hi) // 2
+        if not lo < guess < hi:
+            guess = (lo + hi) // 2
+        if miss(guess) < 0:
+            lo, g_lo = guess, gap(guess)
+            if side == 1:
+                g_hi /= 2
+            side = 1
+        else:
+            hi, g_hi = guess, gap(guess)
+            if side == -1:
+                g_lo /= 2
+            side = -1
+    return lo
+
+
+def _at_target(work: Workload, sizing: _Sizing, serving: Serving, replicas: int) -> tuple[int, int, float | None]:
+    """The most users the node serves within the target on the replicas of `serving`'s layout,
+    and where its price per answer token within the target is lowest: the users and the node's
+    answer tokens per second there (0, 0, None where the layout never meets the target).
+
+    The cheapest load is searched from one user a replica to the edge (tests/test_fit.py checks
+    it against every batch).
+    """
+    most = min(_most_at_target(work, sizing, serving), MAX_CONCURRENCY // replicas)
     if most < 1:
-        return None, 0
-    batch = _cheapest_batch(lambda b: _output_cost(_load(serving, work, sizing, b)), most)
-    load = _load(serving, work, sizing, batch)
-    return (load.total * replicas, load.prefill_share), batch * replicas
-
-
-def _output_cost(load: _Load) -> float:
-    """What an output token costs, up to the hour's price: the decode's share of the time over the tokens made."""
-    return (1 - load.prefill_share) / load.total
+        return 0, 0, None
+    batch = _cheapest_batch(lambda b: 1 / _load(serving, work, sizing, b).total, most)
+    return most * replicas, batch * replicas, _load(serving, work, sizing, batch).total * replicas
 
 
 def _cheapest_batch(cost: Callable[[int], float], most: int) -> int:
@@ -711,12 +825,6 @@ def _cheapest_batch(cost: Callable[[int], float], most: int) -> int:
         else:
             lo = a
     return min(range(lo, hi + 1), key=lambda b: (cost(b), b))
-
-
-def _most_batch(work: Workload, sizing: _Sizing, layout: Layout, replicas: int, gpu: Gpu, runtime: Runtime) -> int:
-    """The most users one replica admits at once: what its KV cache holds at the workload's lengths,
-    within the runtime's sequence cap."""
-    return min(sizing.in_flight(layout), MAX_CONCURRENCY // replicas)
 
 
 def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Serving:
@@ -775,8 +883,10 @@ def workload(
     layout: tuple[int, int, int] | None = None,
     memory_utilization: float | None = None,
     kv_cache: str | None = None,
+    min_tok_s: float | None = None,
+    max_ttft_s: float | None = None,
 ) -> Workload:
-    """A workload from catalog ids, with the catalog's defaults.
+    """A workload from catalog ids, with the catalog's defaults (the target's included).
 
     The default prompt and answer lengths are shortened to fit a context shorter than both.
     A forced `layout` (tp, pp, ep) the runtime refuses for this model raises EngineError.
@@ -851,4 +961,6 @@ def workload(
         layout=forced,
         memory_utilization=memory_utilization,
         kv_cache=kv_cache or "auto",
+        min_tok_s=a.target_tok_s if min_tok_s is None else min_tok_s,
+        max_ttft_s=a.target_ttft_s if max_ttft_s is None else max_ttft_s,
     )

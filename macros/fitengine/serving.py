@@ -48,7 +48,8 @@ class Steady:
     `admitted`: requests in flight; `tpot_s`: the time between two tokens of one answer;
     `ttft_s`: from a request sent to its first token (`queue_s` of it waiting to be admitted);
     `total_tok_s`: output tokens per second of the replica; `prefill_share`: the share of its
-    time the prompts take (what prices input tokens).
+    time the prompts take; `cycle_s`: one admitted request's time from sent to answered, once
+    admitted (a user beyond the admitted waits that long for every `admitted` ahead).
     """
 
     admitted: int
@@ -59,6 +60,7 @@ class Steady:
     prefill_share: float
     bound: str
     communication_s: float
+    cycle_s: float
 
 
 @dataclass(frozen=True)
@@ -276,6 +278,9 @@ class Serving:
             for _ in range(_STEADY_ROUNDS):
                 busy = hi - g_hi * (hi - lo) / (g_hi - g_lo)
                 g = gap(busy)
+                if abs(g) <= 1e-12 * prefill:  # the root, to far below a microsecond of the cycle
+                    lo = hi = busy
+                    break
                 if g < 0:
                     lo, g_lo = busy, g
                     if side == 1:
@@ -303,6 +308,7 @@ class Serving:
             prefill_share=min(1.0, admitted * marginal / cycle),
             bound=step.bound,
             communication_s=step.communication,
+            cycle_s=cycle,
         )
 
     def chunk_tokens(self, others: int = 0) -> int:
