@@ -26,6 +26,7 @@ from macros.fitengine.api import (
     Column,
     with_reason_text,
 )
+from macros.fitengine.fit import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
@@ -58,6 +59,16 @@ def shown_look(verdict: str) -> str:
     """What a row's look follows (its data-shown): whether it fits, not how. The widget changes
     the attribute only when that changes, and each change restyles the row's every cell."""
     return "none" if verdict == "none" else "fits"
+
+
+def target_look(r: dict[str, Any]) -> str:
+    """A row's place against the target (its data-target): recommended, met, missed, or empty
+    (no fit, or an image model, which has no target)."""
+    if r.get("recommended") and "meets_target" in r:
+        return "recommended"
+    if r["verdict"] == "none" or "meets_target" not in r:
+        return ""
+    return "met" if r["meets_target"] else "missed"
 
 
 def _raw(value: Any) -> str:
@@ -98,6 +109,8 @@ class ConfiguratorHtml:
             "data-default-format": fmt,
             "data-default-context": str(a.default_context),
             "data-default-concurrency": str(a.default_concurrency),
+            "data-default-min-speed": _raw(a.target_tok_s),
+            "data-default-max-ttft": _raw(a.target_ttft_s),
             "data-custom-chars": str(CUSTOM_CHARS),
             "data-custom-depth": str(CUSTOM_DEPTH),
             "data-custom-link": str(CUSTOM_LINK),
@@ -156,7 +169,7 @@ class ConfiguratorHtml:
         )
 
     def _form(self, model: str, fmt: str) -> str:
-        t, c = self.t, self.catalog
+        t, c, f = self.t, self.catalog, self.fmt
         # Each language model carries its native format (the one its publisher released it in), and
         # so does each image or video model whose published precision is a catalog format:
         # choosing the model chooses that format too.
@@ -200,6 +213,19 @@ class ConfiguratorHtml:
                 + "</div>"
             )
 
+        def decimal_field(name: str, label: str, value: float, maximum: int) -> str:
+            return (
+                f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
+                f'<input id="cfg-{name}" name="{name}" type="number" inputmode="decimal" min="0.1" max="{maximum}" step="0.1" value="{_raw(value)}" aria-describedby="cfg-{name}-error cfg-target-source"{NEEDS_JS}>'
+                f'<span class="configurator__error" id="cfg-{name}-error" data-error-for="{name}"></span></div>'
+            )
+
+        source = t["target_source"].format(
+            tpot=f"{f.brief(1000 / a.target_tok_s)}\u00a0ms",
+            speed=t["tok_s"].format(value=f.brief(a.target_tok_s)),
+            ttft=t["seconds"].format(value=f.brief(a.target_ttft_s)),
+        )
+
         def custom_field(name: str, label: str) -> str:
             return (
                 f'<div class="configurator__field"><label for="cfg-{name}">{escape(label)}</label>'
@@ -217,6 +243,9 @@ class ConfiguratorHtml:
                 f'<select id="cfg-format" name="format"{NEEDS_JS}>{formats}</select></div>',
                 number_field("context", t["context"], str(a.default_context), 1, LIMITS["context"]),
                 number_field("concurrency", t["concurrency"], str(a.default_concurrency), 1, LIMITS["concurrency"]),
+                decimal_field("min_speed", t["min_speed"], a.target_tok_s, MAX_TARGET_TOK_S),
+                decimal_field("max_ttft", t["max_ttft"], a.target_ttft_s, MAX_TARGET_TTFT_S),
+                f'<p class="configurator__hint" id="cfg-target-source" data-target-source>{escape(source)}</p>',
                 select_field("runtime", t["runtime"], runtimes),
                 select_field("kv_cache", t["kv_cache"], kv_caches),
                 f'<details class="configurator__layout"><summary>{escape(t["layout_legend"])}</summary>',
@@ -274,13 +303,16 @@ class ConfiguratorHtml:
             "concurrency": self.catalog.assumptions.default_concurrency,
         }
         fmt_name = self.catalog.formats[fmt].name
+        question = t["answer_question"].format(
+            model=result["model_name"],
+            format=fmt_name,
+            context=f.number(workload["context"], 0),
+            users=self.users(workload["concurrency"]),
+        )
+        if not diffusion and workload.get("min_speed") is not None:
+            question += " · " + self.target_text(workload)
         view = {
-            "question": t["answer_question"].format(
-                model=result["model_name"],
-                format=fmt_name,
-                context=f.number(workload["context"], 0),
-                users=self.users(workload["concurrency"]),
-            ),
+            "question": question,
             "per_user_label": t["fig_per_user_diffusion" if diffusion else "fig_per_user"],
             "per_mtok_label": t["fig_per_mtok_diffusion" if diffusion else "fig_per_mtok"],
         }
@@ -292,13 +324,22 @@ class ConfiguratorHtml:
             return t["tok_s"].format(value=f.number(r["decode_tok_s_per_user"], 1))
 
         def per_unit(r: dict[str, Any]) -> str:
-            value = r["usd_per_reference_hour"] if diffusion else r["usd_per_million_output_tokens"]
+            value = r["usd_per_reference_hour"] if diffusion else r["usd_per_million_tokens_workload"]
             return "" if value is None else f.usd(value, cents=True)
 
         if best is None:
-            view["none_text"] = t["nothing_fits" if result.get("suggestions") else "nothing_at_all"].format(
-                model=result["model_name"], format=fmt_name
-            )
+            closest = rows.get(s.get("closest") or "")
+            if closest is not None and not diffusion:
+                view["none_text"] = t["nothing_meets"].format(
+                    users=self.users(workload["concurrency"]),
+                    node=self.node_name(closest),
+                    speed=speed(closest),
+                    ttft=t["seconds"].format(value=f.number(closest["ttft_s"], 2)),
+                )
+            else:
+                view["none_text"] = t["nothing_fits" if result.get("suggestions") else "nothing_at_all"].format(
+                    model=result["model_name"], format=fmt_name
+                )
             return view
         view.update(
             {
@@ -308,6 +349,11 @@ class ConfiguratorHtml:
                 "per_user": speed(best),
                 "ttft": "" if diffusion else t["seconds"].format(value=f.number(best["ttft_s"], 2)),
                 "per_mtok": per_unit(best),
+                "per_mtok_out": ""
+                if diffusion or best["usd_per_million_output_tokens"] is None
+                else f.usd(best["usd_per_million_output_tokens"], cents=True),
+                "within": "" if diffusion else t["within_text"].format(users=self.users(best["max_users_at_target"])),
+                "band": "" if diffusion else self.band_text(best),
             }
         )
         for key in ("best_per_mtok", "fastest"):
@@ -323,6 +369,28 @@ class ConfiguratorHtml:
                 per_user=speed(alt),
             )
         return view
+
+    def target_text(self, workload: dict[str, Any]) -> str:
+        """The target a workload sets, in the card's words."""
+        t, f = self.t, self.fmt
+        return t["answer_target"].format(
+            speed=t["tok_s"].format(value=f.brief(workload["min_speed"])),
+            ttft=t["seconds"].format(value=f.brief(workload["max_ttft"])),
+        )
+
+    def band_text(self, r: dict[str, Any]) -> str:
+        """How far measured points were from a row's figures (empty without a band)."""
+        if not r.get("speed_band") or not r.get("ttft_band"):
+            return ""
+        f = self.fmt
+        (speed_lo, speed_hi), (ttft_lo, ttft_hi) = r["speed_band"], r["ttft_band"]
+        text = self.t["band_text"].format(
+            speed_lo=f.number(speed_lo, 2),
+            speed_hi=f.number(speed_hi, 2),
+            ttft_lo=f.number(ttft_lo, 2),
+            ttft_hi=f.number(ttft_hi, 2),
+        )
+        return text if r["band_covered"] else text + self.t["band_outside"]
 
     def answer_html(self, result: dict[str, Any], fmt_id: str) -> str:
         """The result card: the build writes it whole; the widget patches its slots."""
@@ -371,6 +439,8 @@ class ConfiguratorHtml:
             '<dl class="answer__figures">'
             f"{figure('price', t['fig_price'])}{figure('per_user', view['per_user_label'])}"
             f"{figure('ttft', t['fig_ttft'])}{figure('per_mtok', view['per_mtok_label'])}"
+            f"{figure('per_mtok_out', t['fig_per_mtok_out'])}{figure('within', t['fig_within'])}"
+            f"{figure('band', t['fig_band'])}"
             "</dl>"
             f'<ul class="answer__alts">{alt("best_per_mtok")}{alt("fastest")}</ul>'
             "</div>"
@@ -387,16 +457,33 @@ class ConfiguratorHtml:
             node = self.catalog.node(sug["node"])
             name = t["node_name"].format(count=node.count, gpu=self.catalog.gpus[node.gpu].name)
             price = f.usd(sug["price_month_usd"])
-            if sug["context"] is None:
+            if sug.get("concurrency"):
+                text = t["suggest_users"].format(users=self.users(sug["concurrency"]), node=name, price=price)
+            elif sug.get("min_speed") or sug.get("max_ttft"):
+                workload = result.get("workload") or {}
+                looser = {
+                    "min_speed": sug.get("min_speed") or workload.get("min_speed"),
+                    "max_ttft": sug.get("max_ttft") or workload.get("max_ttft"),
+                }
+                text = t["suggest_target"].format(
+                    speed=t["tok_s"].format(value=f.brief(looser["min_speed"])),
+                    ttft=t["seconds"].format(value=f.brief(looser["max_ttft"])),
+                    node=name,
+                    price=price,
+                )
+            elif sug["context"] is None:
                 text = t["suggest_format"].format(
-                    format=self.catalog.formats[sug["format"]].name, node=name, price=price
+                    format=self.catalog.formats[sug.get("format") or ""].name, node=name, price=price
                 )
             else:
                 text = t["suggest_context"].format(context=f.number(sug["context"], 0), node=name, price=price)
+            values = " ".join(
+                f'data-{key.replace("_", "-")}="{escape(_raw(sug.get(key)))}"'
+                for key in ("format", "context", "concurrency", "min_speed", "max_ttft")
+            )
             out.append(
-                f'<button type="button" class="md-button" data-suggestion{NEEDS_JS} data-format="{escape(sug["format"])}" '
-                f'data-context="{"" if sug["context"] is None else sug["context"]}" data-node="{escape(sug["node"])}">'
-                f"{escape(text)}</button>"
+                f'<button type="button" class="md-button" data-suggestion{NEEDS_JS} {values} '
+                f'data-node="{escape(sug["node"])}">{escape(text)}</button>'
             )
         return "".join(out)
 
@@ -474,7 +561,7 @@ class ConfiguratorHtml:
             best = r["best_usd_per_million_output_tokens"]
             numbers = {
                 "price_month": f.usd(r["price_month_usd"]),
-                "per_mtok": f.usd(r["usd_per_million_output_tokens"], cents=True) if fits else "",
+                "per_mtok": f.usd(r["usd_per_million_tokens_workload"], cents=True) if fits else "",
                 "per_user": f.number(r["decode_tok_s_per_user"], 1) if fits else "",
                 "ttft": f.number(r["ttft_s"], 2) if fits else "",
                 "total": f.number(r["decode_tok_s_total"], 1) if fits else "",
@@ -483,12 +570,16 @@ class ConfiguratorHtml:
                 )
                 if best is not None
                 else "",
-                "max_users": f.number(r["max_concurrency"], 0) if fits else "",
+                "max_users": f.number(r["max_users_at_target"], 0) if fits else "",
             }
             cards = r["cards_used"]
             verdict = t[r["verdict"]]
             if r["verdict"] == "split":
                 verdict += " · " + t["layout"].format(cards=cards, tp=r["tensor_parallel"], pp=r["pipeline_parallel"])
+            if r.get("recommended"):
+                verdict += " · " + t["mark_recommended"]
+            elif fits and not r["meets_target"]:
+                verdict += " · " + t["mark_missed"]
             raw_tok = r["decode_tok_s_per_user"]
         name = self.node_name(r)
         why = f"cfg-why-{r['node']}"
@@ -516,7 +607,8 @@ class ConfiguratorHtml:
         attrs = (
             f'data-node="{escape(r["node"])}" data-verdict="{r["verdict"]}" data-cards="{cards}" '
             f'data-tok-s="{_raw(raw_tok)}" data-price-month="{_raw(r["price_month_usd"])}" '
-            f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}" data-shown="{shown_look(r["verdict"])}" '
+            f'data-gpu="{escape(r["gpu"])}" data-link="{r["link_class"]}" data-target="{target_look(r)}" '
+            f'data-shown="{shown_look(r["verdict"])}" '
             f'data-order="{order}" {sort_values}'
         )
         return f"<tr {attrs}>{''.join(cells[col] for col in COLUMN_IDS)}</tr>"

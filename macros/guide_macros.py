@@ -229,8 +229,8 @@ class GuideMacros:
         """The default target each user must get, in words: the recommendation's condition."""
         a = self.catalog.assumptions
         return self.t["target_phrase"].format(
-            speed=_with_unit(self.fmt.sig(a.target_tok_s), "tok/s"),
-            ttft=_with_unit(self.fmt.sig(a.target_ttft_s), "s"),
+            speed=_with_unit(self.fmt.brief(a.target_tok_s), "tok/s"),
+            ttft=_with_unit(self.fmt.brief(a.target_ttft_s), "s"),
         )
 
     def runtime_reserve(self, model_id: str, gpu_id: str, split: bool = False) -> str:

@@ -64,6 +64,12 @@ class Formatter:
         digits = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2 if magnitude >= 0.1 else 3
         return self.number(value, digits)
 
+    def brief(self, value: float) -> str:
+        """A figure a reader set (12.5, 2, 0.45): the fewest decimals, up to two, that write it."""
+        two = round(value, 2)
+        digits = 0 if two == round(two) else 1 if round(two, 1) == two else 2
+        return self.number(value, digits)
+
     def usd(self, value: float, cents: bool = False) -> str:
         return _usd(self.locale, cents, value)
 

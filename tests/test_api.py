@@ -54,10 +54,9 @@ def test_nothing_fits_offers_formats_and_a_shorter_context_that_do(catalog):
     assert any(s["format"] == "fp8" and s["context"] is None for s in offered)
     for s in offered:
         # Each offered change is one the engine itself answers with the node it names.
-        request = {"model": "deepseek-v3", "format": s["format"]}
-        if s["context"] is not None:
-            request["context"] = s["context"]
-        again = raw_answer(catalog, request)
+        # Its values set the fields they name; None leaves a field as it was.
+        changes = {k: v for k, v in s.items() if k not in ("node", "price_month_usd") and v is not None}
+        again = raw_answer(catalog, {"model": "deepseek-v3", "format": "bf16", **changes})
         assert again["summary"]["recommended"] == s["node"]
         assert next(r for r in again["rows"] if r["node"] == s["node"])["price_month_usd"] == s["price_month_usd"]
 

@@ -335,6 +335,10 @@ def raw_answer(
             "min_speed": work.min_tok_s,
             "max_ttft": work.max_ttft_s,
         }
+        # The node nearest the target: the recommended one, else the one that misses it least.
+        held = [r for r in results if r["verdict"] != "none"]
+        closest = summed["recommended"] or min(held, key=lambda r: _shortfall(r, work), default={"node": None})["node"]
+        summed["closest"] = closest
     if found.read is not None:
         out["model_read"] = found.read
     if suggest and out["summary"]["recommended"] is None:

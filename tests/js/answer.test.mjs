@@ -24,11 +24,20 @@ const t = {
   suggest_context: "Context of {context} tokens: {node}, {price}/month",
   announce: "Answer: {node}, {price}/month.",
   announce_none: "No node holds this model.",
+  answer_target: "target: {speed} per user, first token within {ttft}",
+  within_text: "up to {users}",
+  band_text: "measured ×{speed_lo}–×{speed_hi} of this speed, ×{ttft_lo}–×{ttft_hi} of this first token",
+  band_outside: "; outside the measured points",
+  nothing_meets: "No node serves {users} within the target. The closest, {node}, gives {speed} and {ttft}:",
+  suggest_users: "For {users}: {node}, {price}/month",
+  suggest_target: "A target of {speed} and {ttft}: {node}, {price}/month",
 };
 const f = formatters("en");
 const gpuNames = { a: "Card A", b: "Card B" };
 const row = (node, gpu, count, price, perUser, perMtok, verdict = "single") => ({
-  node, gpu, count, verdict, price_month_usd: price, decode_tok_s_per_user: perUser, ttft_s: 0.5, usd_per_million_output_tokens: perMtok,
+  node, gpu, count, verdict, price_month_usd: price, decode_tok_s_per_user: perUser, ttft_s: 0.5,
+  usd_per_million_tokens_workload: perMtok, usd_per_million_output_tokens: perMtok && perMtok * 5,
+  max_users_at_target: 30, meets_target: verdict !== "none", speed_band: [1.2, 1.5], ttft_band: [0.6, 1.1], band_covered: true,
 });
 const ctx = { t, f, gpuNames, formatName: "BF16", workload: { context: 8192, concurrency: 20 } };
 
@@ -46,7 +55,42 @@ test("the card names the recommended node by its cards and prices the others aga
   assert.equal(view.price, "$1,000/month");
   assert.equal(view.per_user, "10.0 tok/s");
   assert.equal(view.alt_fastest, "4 × Card B: $3,000/month ($2,000 more), $2.00 per million, 40.0 tok/s");
+  assert.equal(view.per_mtok, "$5.00");
+  assert.equal(view.per_mtok_out, "$25.00");
+  assert.equal(view.within, "up to 30 users");
+  assert.equal(view.band, "measured ×1.20–×1.50 of this speed, ×0.60–×1.10 of this first token");
   assert.equal(announcement(view, t), "Answer: 2 × Card A, $1,000/month.");
+});
+
+test("the question names the target; a setup the validation does not cover says so", () => {
+  const covered = row("2x-a", "a", 2, 1000, 10, 5);
+  const outside = { ...covered, band_covered: false };
+  const result = { kind: "llm", model_name: "Model", rows: [outside], summary: { recommended: "2x-a" } };
+  const view = answerView(result, { ...ctx, workload: { context: 8192, concurrency: 20, min_speed: 12.5, max_ttft: 2 } });
+  assert.equal(view.question, "Model · BF16 · 8,192 tokens · 20 users · target: 12.5 tok/s per user, first token within 2 s");
+  assert.ok(view.band.endsWith("; outside the measured points"));
+});
+
+test("when nodes hold the model but none within the target, the card names the closest and offers users or a target", () => {
+  const slow = { ...row("8x-b", "b", 8, 7000, 4.2, 3), meets_target: false, ttft_s: 2.5 };
+  const result = {
+    kind: "llm",
+    model_name: "Big",
+    rows: [slow],
+    workload: { context: 4096, concurrency: 500, min_speed: 12.5, max_ttft: 2 },
+    summary: { recommended: null, closest: "8x-b" },
+    suggestions: [
+      { format: null, context: null, concurrency: 120, min_speed: null, max_ttft: null, node: "8x-b", price_month_usd: 7000 },
+      { format: null, context: null, concurrency: null, min_speed: 4.2, max_ttft: 2.5, node: "8x-b", price_month_usd: 7000 },
+    ],
+  };
+  const view = answerView(result, ctx);
+  assert.equal(view.none_text, "No node serves 500 users within the target. The closest, 8 × Card B, gives 4.2 tok/s and 2.50 s:");
+  const offered = suggestionViews(result, { t, f, gpuNames, formatNames: {} });
+  assert.deepEqual(offered.map((s) => [s.format, s.concurrency, s.min_speed, s.max_ttft, s.text]), [
+    ["", "120", "", "", "For 120 users: 8 × Card B, $7,000/month"],
+    ["", "", "4.2", "2.5", "A target of 4.2 tok/s and 2.5 s: 8 × Card B, $7,000/month"],
+  ]);
 });
 
 test("an alternative that is the recommended node itself is not repeated", () => {

@@ -28,3 +28,12 @@ test("one user and several users read differently", () => {
 test("markup characters are escaped", () => {
   assert.equal(escapeHtml(`<img src=x onerror="a('1')">&`), "&lt;img src=x onerror=&quot;a(&#x27;1&#x27;)&quot;&gt;&amp;");
 });
+
+test("a figure the reader set keeps the decimals it has, no more (up to two)", () => {
+  const fr = formatters("fr"), en = formatters("en");
+  assert.equal(en.brief(12.5), "12.5");
+  assert.equal(en.brief(2), "2");
+  assert.equal(fr.brief(0.45), "0,45");
+  assert.equal(en.brief(1 / 3), "0.33");
+  assert.equal(fr.brief(1000), "1\u202f000");
+});

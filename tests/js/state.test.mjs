@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { decodeCustom, encodeCustom, queryFor, sameWorkload, wholeIn } from "../../overrides/assets/javascripts/configurator/state.js";
+import { decimalIn, decodeCustom, encodeCustom, queryFor, sameWorkload, wholeIn } from "../../overrides/assets/javascripts/configurator/state.js";
 
 test("a request becomes a versioned query and only names the options it sets", () => {
   const query = new URLSearchParams(queryFor({ model: "llama-3.3-70b", format: "bf16", context: 8192, concurrency: 20 }));
@@ -39,4 +39,23 @@ test("an answer belongs to a request only when the whole workload matches", () =
   assert.equal(sameWorkload({ model: "llama-3.3-70b", format: "bf16", context: "8192", concurrency: "1" }, request), false);
   assert.equal(sameWorkload({ model: "llama-3.3-70b", format: "fp8", context: "8192", concurrency: "20" }, request), false);
   assert.equal(sameWorkload(null, request), false);
+});
+
+test("the target travels in the link and an answer for another target is not this one's", () => {
+  const request = { model: "m", format: "f", context: 4096, concurrency: 64, min_speed: 12.5, max_ttft: 2 };
+  const query = new URLSearchParams(queryFor(request));
+  assert.equal(query.get("min_speed"), "12.5");
+  assert.equal(query.get("max_ttft"), "2");
+  const workload = { model: "m", format: "f", context: 4096, concurrency: 64, min_speed: 12.5, max_ttft: 2 };
+  assert.equal(sameWorkload(workload, request), true);
+  assert.equal(sameWorkload({ ...workload, min_speed: 20 }, request), false);
+});
+
+test("a target is a decimal within the field's bounds, a comma read as the point", () => {
+  assert.equal(decimalIn("12.5", 0.1, 10000), 12.5);
+  assert.equal(decimalIn(" 0,45 ", 0.1, 3600), 0.45);
+  assert.equal(decimalIn(".5", 0.1, 10), 0.5);
+  for (const bad of ["", "0", "1e3", "0x10", "12abc", "-1", "12 5", "Infinity", "20000"]) {
+    assert.equal(decimalIn(bad, 0.1, 10000), null, bad);
+  }
 });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
-import { readColumns, rowData, rowHtml } from "../../overrides/assets/javascripts/configurator/table.js";
+import { readColumns, rowData, rowHtml, targetLook } from "../../overrides/assets/javascripts/configurator/table.js";
 
 const t = {
   node_name: "{count} × {gpu}",
@@ -79,4 +79,13 @@ test("a row's look follows whether it fits, not how (its data-shown)", () => {
   assert.equal(shown("single"), "fits");
   assert.equal(shown("split"), "fits");
   assert.equal(shown("none"), "none");
+});
+
+test("a row says where it stands against the target: recommended, met, missed, or nothing to say", () => {
+  const fits = { verdict: "single", meets_target: true, recommended: false };
+  assert.equal(targetLook({ ...fits, recommended: true }), "recommended");
+  assert.equal(targetLook(fits), "met");
+  assert.equal(targetLook({ ...fits, meets_target: false }), "missed");
+  assert.equal(targetLook({ ...fits, verdict: "none", meets_target: false }), "");
+  assert.equal(targetLook({ verdict: "single", relative_speed: 1 }), ""); // an image model has no target
 });

@@ -6,13 +6,13 @@
 
 import { afterPaint, askEngine, engineStarted, engineState, fetchTrusted, onEngineStatus, startEngine } from "./engine-client.js";
 import { customProblem } from "./input-bounds.js";
-import { announcement, answerView, nodeName, suggestionViews } from "./configurator/answer.js";
+import { SUGGESTION_KEYS, announcement, answerView, nodeName, suggestionViews } from "./configurator/answer.js";
 import { toCsv, csvRow } from "./configurator/csv.js";
 import { escapeHtml, fill, formatters, users } from "./configurator/format.js";
 import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { chartSvg } from "./configurator/chart.js";
 import { compareRows, nextSort, positionsToMove, sortValue } from "./configurator/sort.js";
-import { OPTIONS, URL_VERSION, decodeCustom, queryFor, sameWorkload, wholeIn } from "./configurator/state.js";
+import { OPTIONS, TARGET_FIELDS, URL_VERSION, decimalIn, decodeCustom, queryFor, wholeIn } from "./configurator/state.js";
 import { barHtml, barView, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts, shownLook } from "./configurator/table.js";
 
 const DEFAULT_SORT = { col: "price_month", dir: 1 };
@@ -158,10 +158,16 @@ class Configurator {
     this.card.addEventListener("click", (event) => {
       const button = event.target.closest("[data-suggestion]");
       if (!button) return;
-      this.form.format.value = button.dataset.format;
-      if (button.dataset.context) this.form.context.value = button.dataset.context;
+      // Each value it carries sets its field; an empty one leaves the field as it is.
+      const values = { format: "format", context: "context", concurrency: "concurrency", min_speed: "minSpeed", max_ttft: "maxTtft" };
+      let first = null;
+      for (const [name, key] of Object.entries(values)) {
+        if (!button.dataset[key]) continue;
+        this.form[name].value = button.dataset[key];
+        first = first || this.form[name];
+      }
       change();
-      this.form.format.focus();
+      (first || this.form.format).focus();
     });
   }
 
@@ -184,7 +190,7 @@ class Configurator {
       if (this.catalogFormats.has(format)) this.form.format.value = format;
       else notes.push(fill(this.t.fallback, { value: format, default: this.form.format.selectedOptions[0].textContent }));
     }
-    for (const name of ["context", "concurrency"]) {
+    for (const name of ["context", "concurrency", ...TARGET_FIELDS]) {
       if (params.get(name) !== null) this.form[name].value = params.get(name);
     }
     for (const name of OPTIONS) {
@@ -260,6 +266,18 @@ class Configurator {
         request[name] = value;
       }
     }
+    for (const name of TARGET_FIELDS) {
+      const input = this.form[name];
+      const min = Number(input.min), max = Number(input.max);
+      const value = decimalIn(input.value, min, max);
+      if (value === null) {
+        this.fieldError(name, fill(this.t.out_of_range_decimal, { min: this.f.brief(min), max: this.f.brief(max) }));
+        ok = false;
+      } else {
+        this.fieldError(name, "");
+        request[name] = value;
+      }
+    }
     for (const name of OPTIONS) {
       const value = this.form[name] ? this.form[name].value : "";
       if (value && value !== "auto") request[name] = value;
@@ -268,10 +286,12 @@ class Configurator {
     this.custom.hidden = model !== "custom";
     // An image or video model has no context, users, runtime, KV cache or layout to choose.
     const diffusion = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
-    for (const name of ["context", "concurrency", "runtime", "kv_cache"]) {
+    for (const name of ["context", "concurrency", ...TARGET_FIELDS, "runtime", "kv_cache"]) {
       const field = this.form[name].closest(".configurator__field");
       if (field.hidden !== diffusion) field.hidden = diffusion;
     }
+    const source = this.root.querySelector("[data-target-source]");
+    if (source && source.hidden !== diffusion) source.hidden = diffusion;
     const layout = this.form.querySelector(".configurator__layout");
     if (layout.hidden !== diffusion) layout.hidden = diffusion;
     // A forced layout (a link may carry one) is never out of sight.
@@ -326,7 +346,9 @@ class Configurator {
       request.model &&
       OPTIONS.every((name) => !request[name]) &&
       String(request.context) === this.root.dataset.defaultContext &&
-      String(request.concurrency) === this.root.dataset.defaultConcurrency
+      String(request.concurrency) === this.root.dataset.defaultConcurrency &&
+      String(request.min_speed) === this.root.dataset.defaultMinSpeed &&
+      String(request.max_ttft) === this.root.dataset.defaultMaxTtft
     );
   }
 
@@ -582,7 +604,7 @@ class Configurator {
       f: this.f,
       gpuNames: this.gpuNames,
       formatName: this.formatNames[request.format] || request.format,
-      workload: { context: request.context, concurrency: request.concurrency },
+      workload: { context: request.context, concurrency: request.concurrency, min_speed: request.min_speed, max_ttft: request.max_ttft },
     });
     const node = result.summary.recommended || "";
     const card = this.card;
@@ -618,8 +640,7 @@ class Configurator {
           button.type = "button";
           button.className = "md-button";
           button.dataset.suggestion = "";
-          button.dataset.format = s.format;
-          button.dataset.context = s.context;
+          for (const key of SUGGESTION_KEYS) button.dataset[key.replace(/_(\w)/g, (_, c) => c.toUpperCase())] = s[key];
           button.dataset.node = s.node;
           button.textContent = s.text;
           return button;

@@ -8,6 +8,11 @@ export function formatters(locale) {
   const n0 = number(0), n1 = number(1), n2 = number(2), usd0 = usd(0), usd2 = usd(2);
   return {
     number: (value, digits) => ({ 0: n0, 1: n1, 2: n2 })[digits].format(value),
+    // A figure a reader set (12.5, 2, 0.45): the fewest decimals, up to two, that write it.
+    brief: (value) => {
+      const two = Math.round(value * 100) / 100;
+      return (two === Math.round(two) ? n0 : Math.round(two * 10) / 10 === two ? n1 : n2).format(value);
+    },
     usd: (value, cents) => (cents ? usd2 : usd0).format(value),
   };
 }

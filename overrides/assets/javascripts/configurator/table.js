@@ -33,6 +33,7 @@ export function rowData(r, kind, order, columns) {
     priceMonth: raw(r.price_month_usd),
     gpu: r.gpu,
     link: r.link_class,
+    target: targetLook(r),
   };
   if (order !== undefined) data.order = String(order);
   for (const column of columns) {
@@ -64,16 +65,18 @@ export function rowTexts(r, kind, t, f) {
     verdict += " · " + fill(t.layout, { cards: r.cards_used, tp: r.tensor_parallel, pp: r.pipeline_parallel });
   }
   const fits = r.verdict !== "none";
+  if (r.recommended) verdict += " · " + t.mark_recommended;
+  else if (fits && !r.meets_target) verdict += " · " + t.mark_missed;
   const best = r.best_usd_per_million_output_tokens;
   return {
     verdict,
     price_month: f.usd(r.price_month_usd, false),
-    per_mtok: fits ? f.usd(r.usd_per_million_output_tokens, true) : "",
+    per_mtok: fits ? f.usd(r.usd_per_million_tokens_workload, true) : "",
     per_user: fits ? f.number(r.decode_tok_s_per_user, 1) : "",
     ttft: fits ? f.number(r.ttft_s, 2) : "",
     total: fits ? f.number(r.decode_tok_s_total, 1) : "",
     best_per_mtok: best == null ? "" : fill(t.best_at, { price: f.usd(best, true), users: f.number(r.best_concurrency, 0) }),
-    max_users: fits ? f.number(r.max_concurrency, 0) : "",
+    max_users: fits ? f.number(r.max_users_at_target, 0) : "",
     reason: r.reason_text,
   };
 }
@@ -114,7 +117,15 @@ export function barHtml(bar) {
 // only when that does, since each change restyles the row's every cell.
 export const shownLook = (verdict) => (verdict === "none" ? "none" : "fits");
 
-const DATA_ATTRS = ["node", "verdict", "cards", "tokS", "priceMonth", "gpu", "link"];
+// A row's place against the target (data-target): recommended, met, missed, or "" (no fit, or an
+// image model, which has no target).
+export function targetLook(r) {
+  if (r.recommended && "meets_target" in r) return "recommended";
+  if (r.verdict === "none" || !("meets_target" in r)) return "";
+  return r.meets_target ? "met" : "missed";
+}
+
+const DATA_ATTRS = ["node", "verdict", "cards", "tokS", "priceMonth", "gpu", "link", "target"];
 const kebab = (key) => key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 
 // A whole row, as the build writes it (used when the nodes change, never for a patch).
