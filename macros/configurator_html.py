@@ -246,9 +246,10 @@ class ConfiguratorHtml:
                 decimal_field("min_speed", t["min_speed"], a.target_tok_s, MAX_TARGET_TOK_S),
                 decimal_field("max_ttft", t["max_ttft"], a.target_ttft_s, MAX_TARGET_TTFT_S),
                 f'<p class="configurator__hint" id="cfg-target-source" data-target-source>{escape(source)}</p>',
+                # What the engine otherwise chooses itself, out of the way until asked for.
+                f'<details class="configurator__layout"><summary>{escape(t["layout_legend"])}</summary>',
                 select_field("runtime", t["runtime"], runtimes),
                 select_field("kv_cache", t["kv_cache"], kv_caches),
-                f'<details class="configurator__layout"><summary>{escape(t["layout_legend"])}</summary>',
                 *(select_field(key, t[key], degrees) for key in LAYOUT_KEYS),
                 '<span class="configurator__error" id="cfg-layout-error" data-error-for="layout"></span>',
                 "</details>",
@@ -425,7 +426,8 @@ class ConfiguratorHtml:
         attrs = (
             f'class="configurator__answer" data-answer data-state="answer" data-model="{escape(self._model)}" '
             f'data-format="{escape(fmt_id)}" data-context="{workload["context"]}" '
-            f'data-concurrency="{workload["concurrency"]}" data-node="{escape(node)}" aria-busy="false"'
+            f'data-concurrency="{workload["concurrency"]}" data-min-speed="{_raw(workload.get("min_speed"))}" '
+            f'data-max-ttft="{_raw(workload.get("max_ttft"))}" data-node="{escape(node)}" aria-busy="false"'
             f' data-fastest="{escape(result["summary"]["fastest"] or "")}"'
             f' data-best-per-mtok="{escape(result["summary"]["best_per_mtok"] or "")}"'
         )

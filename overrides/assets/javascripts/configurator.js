@@ -266,7 +266,9 @@ class Configurator {
         request[name] = value;
       }
     }
-    for (const name of TARGET_FIELDS) {
+    // An image or video model has no target: its fields are ignored (hidden), never blocking.
+    const image = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
+    for (const name of image ? [] : TARGET_FIELDS) {
       const input = this.form[name];
       const min = Number(input.min), max = Number(input.max);
       const value = decimalIn(input.value, min, max);
@@ -294,8 +296,8 @@ class Configurator {
     if (source && source.hidden !== diffusion) source.hidden = diffusion;
     const layout = this.form.querySelector(".configurator__layout");
     if (layout.hidden !== diffusion) layout.hidden = diffusion;
-    // A forced layout (a link may carry one) is never out of sight.
-    if (!layout.open && layout.querySelectorAll("select").length !== layout.querySelectorAll("option[value='']:checked").length) layout.open = true;
+    // A choice made there (a link may carry one) is never out of sight.
+    if (!layout.open && [...layout.querySelectorAll("select")].some((select) => select.selectedIndex > 0)) layout.open = true;
     for (const name of ["config", "totals", "runtime", "kv_cache", "layout"]) this.fieldError(name, "");
     if (model === "custom") {
       const text = this.form.config.value.trim();
@@ -347,8 +349,9 @@ class Configurator {
       OPTIONS.every((name) => !request[name]) &&
       String(request.context) === this.root.dataset.defaultContext &&
       String(request.concurrency) === this.root.dataset.defaultConcurrency &&
-      String(request.min_speed) === this.root.dataset.defaultMinSpeed &&
-      String(request.max_ttft) === this.root.dataset.defaultMaxTtft
+      // The target's defaults (an image model sends none).
+      (request.min_speed === undefined || String(request.min_speed) === this.root.dataset.defaultMinSpeed) &&
+      (request.max_ttft === undefined || String(request.max_ttft) === this.root.dataset.defaultMaxTtft)
     );
   }
 
@@ -613,6 +616,8 @@ class Configurator {
       format: request.format,
       context: String(request.context),
       concurrency: String(request.concurrency),
+      minSpeed: request.min_speed == null ? "" : String(request.min_speed),
+      maxTtft: request.max_ttft == null ? "" : String(request.max_ttft),
       node,
       fastest: result.summary.fastest || "",
       bestPerMtok: result.summary.best_per_mtok || "",
