@@ -221,3 +221,36 @@ def test_replacement_patterns_in_a_link_are_shown_as_typed(browser, server):
     assert f"“{hostile}” is not in the catalog" in page.text_content("[data-message]")
     assert not errors, errors
     context.close()
+
+
+@pytest.fixture(scope="module")
+def server_without_header(site):
+    """The built site served with no Content-Security-Policy header: the pages' own <meta> alone governs them."""
+    from .static_server import serve
+
+    with serve(site, csp=None) as url:
+        yield url
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_the_pages_own_policy_blocks_inline_script_and_the_configurator_still_starts(
+    browser, server_without_header, locale
+):
+    context, page, errors, requests = open_configurator(browser, server_without_header, locale)
+    violations = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    wait_ready(page)  # Pyodide compiled its WebAssembly and the engine's worker answered
+    assert rows(page) and card(page)["busy"] == "false"
+    # A script written into the page, as a name with markup would have been, does not run.
+    page.evaluate(
+        "() => { const s = document.createElement('script'); s.textContent = 'window.__ran = true';"
+        " document.head.append(s); }"
+    )
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__ran === undefined")
+    assert any("inline script" in v or "script-src" in v for v in violations), violations
+    # Only that refusal: nothing of the page itself broke the policy.
+    assert all("script-src" in v and "inline" in v.lower() for v in violations), violations
+    assert [e for e in errors if "Content Security Policy" not in e] == [], errors
+    assert all(u.startswith(server_without_header) for u in requests)
+    context.close()
