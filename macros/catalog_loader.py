@@ -17,7 +17,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from macros.catalog_checks import Problem, check, non_finite
+from macros.catalog_checks import Problem, check, non_finite, too_long
 from macros.file_stamps import stamp, stamps
 from macros.fitengine.catalog import Catalog
 
@@ -76,6 +76,12 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 MAX_DEPTH = 32  # mappings and lists inside one another: the catalog's deepest is 5
 MAX_DIGITS = 30  # of a plain number: the catalog's longest has 15 (an integer beyond 4,300 digits stops int())
 _NUMBERISH = re.compile(r"[-+]?[0-9][0-9_,.:eE+-]*")
+# What YAML 1.1 (PyYAML) reads as a number though it is not written in decimal digits: 0x8, 010
+# (octal: 8), 0b1000, 1_000 and 1:30 (sexagesimal: 90) are all numbers other than they look.
+_NOT_DECIMAL = re.compile(
+    r"[-+]?(?:0[xX][0-9a-fA-F_]*|0[bB][01_]*|0[oO]?[0-7_]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?"
+    r"|[0-9][0-9.]*_[0-9_.]*(?:[eE][-+]?[0-9]+)?)"
+)
 
 
 def _first_refused(text: str) -> tuple[yaml.Event, str] | None:
@@ -84,7 +90,8 @@ def _first_refused(text: str) -> tuple[yaml.Event, str] | None:
     Aliases (`*name`): one anchor repeated by aliases of aliases grows a few kilobytes into
     gigabytes (the "billion laughs"), and the catalog has no need of them. Nesting deeper than
     MAX_DEPTH: building and walking it would exhaust Python's stack. A plain number of more
-    digits than MAX_DIGITS: no figure has them, and int() refuses beyond 4,300.
+    digits than MAX_DIGITS: no figure has them, and int() refuses beyond 4,300. A number YAML 1.1
+    reads other than it looks (`count: 0x8` is 8, `010` is 8, `1:30` is 90).
     """
     depth = 0
     for event in yaml.parse(text, Loader=_BaseLoader):
@@ -106,6 +113,8 @@ def _first_refused(text: str) -> tuple[yaml.Event, str] | None:
                 event,
                 f"expected a number of at most {MAX_DIGITS} digits, got one of {len(event.value):,} characters",
             )
+        elif isinstance(event, yaml.ScalarEvent) and not event.style and _NOT_DECIMAL.fullmatch(event.value):
+            return event, f"expected a number in decimal digits, got {event.value[:40]!r}, which YAML reads otherwise"
     return None
 
 
@@ -262,7 +271,7 @@ def _read_file(
             type(exc), f"values YAML can read ({str(exc)[:120]})"
         )
         return None, [Problem(file, "(file)", "(file)", f"expected {what}")]
-    file_problems = non_finite(file, document)
+    file_problems = non_finite(file, document) + too_long(file, document)
     if file_problems:
         return None, file_problems
     validator = Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry)
