@@ -254,3 +254,31 @@ def test_the_pages_own_policy_blocks_inline_script_and_the_configurator_still_st
     assert [e for e in errors if "Content Security Policy" not in e] == [], errors
     assert all(u.startswith(server_without_header) for u in requests)
     context.close()
+
+
+@pytest.mark.parametrize("left", ["empty context", "fp8 kv cache"])
+def test_a_field_that_does_not_apply_to_an_image_model_does_not_block_its_answer(browser, server, catalog, left):
+    # The reader leaves a field of the language model behind (the context cleared, a vLLM option
+    # set), then chooses FLUX.1 [dev]: its fields are hidden, and its answer comes all the same.
+    context, page, errors, _ = open_configurator(browser, server, "fr")
+    wait_ready(page)
+    if left == "empty context":
+        page.fill("[name=context]", "")
+        wait_until(lambda: card(page)["state"] == "invalid", 10, "the invalid context")
+        assert page.text_content("[data-error-for=context]")
+    else:
+        page.select_option("[name=kv_cache]", "fp8")
+        wait_until(lambda: "kv_cache=fp8" in href(page), 30, "the option in the address")
+    page.select_option("select[name=model]", "flux.1-dev")
+    wait_until(
+        lambda: card(page)["model"] == "flux.1-dev" and card(page)["state"] == "answer" and card(page)["busy"] == "false",
+        30,
+        "FLUX.1 [dev]'s answer",
+    )
+    assert page.is_hidden("[name=context]") and page.text_content("[data-error-for=context]") == ""
+    assert page.get_attribute("[name=context]", "aria-invalid") == "false"
+    fits = [r for r in rows(page) if r["verdict"] != "none"]
+    assert fits, rows(page)
+    assert page.is_hidden("[data-message]") or page.get_attribute("[data-message]", "data-kind") != "error"
+    assert not errors, errors
+    context.close()
