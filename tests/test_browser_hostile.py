@@ -271,7 +271,9 @@ def test_a_field_that_does_not_apply_to_an_image_model_does_not_block_its_answer
         wait_until(lambda: "kv_cache=fp8" in href(page), 30, "the option in the address")
     page.select_option("select[name=model]", "flux.1-dev")
     wait_until(
-        lambda: card(page)["model"] == "flux.1-dev" and card(page)["state"] == "answer" and card(page)["busy"] == "false",
+        lambda: (
+            card(page)["model"] == "flux.1-dev" and card(page)["state"] == "answer" and card(page)["busy"] == "false"
+        ),
         30,
         "FLUX.1 [dev]'s answer",
     )
