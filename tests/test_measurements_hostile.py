@@ -10,7 +10,7 @@ import re
 import pytest
 
 from macros.fitengine import EngineError, check_measurement
-from macros.fitengine.health import check_nvlink, check_topology, expected_nvlinks
+from macros.fitengine.health import check_allreduce, check_nvlink, check_topology, expected_nvlinks
 from macros.fitengine.nccl_tests import parse_allreduce
 from macros.fitengine.nvidia_smi import parse_nvlink_status, parse_topo
 
@@ -407,3 +407,14 @@ def test_the_command_line_refuses_an_edited_row_in_one_line(tmp_path):
     code, out, err = run_cli("allreduce", str(path), "--node", "8x-h100-sxm")
     assert code == 2 and out == ""
     assert err.startswith("error: line 7: busbw 999999 GB/s is not algbw") and err.count("\n") == 1
+
+
+def test_figures_too_coarse_to_tell_the_gpu_count_claim_none(catalog):
+    # 1 MiB in 16,265 us is 0.0645 GB/s, printed 0.06; a busbw printed 0.12 is 2(n-1)/n of it for
+    # any n from 10 to 32. No count is claimed: the run is judged as a group of the node's cards.
+    size = 1048576
+    figures = "16265 0.06 0.12 0 16265 0.06 0.12 0"
+    run = parse_allreduce(f"{size} {size // 4} float sum -1 {figures}\n")
+    assert run.ranks is None
+    health = check_allreduce(catalog, catalog.node("8x-h100-sxm"), run)
+    assert "ar_too_many" not in {code for _, code in codes(health)}

@@ -272,6 +272,7 @@ def _consistent(rows: list[Row], ranks: int) -> Row | None:
 
 
 MAX_CANDIDATES = 512  # GPU counts one row may point to before it is taken to tell nothing
+VOTERS = 8  # rows whose busbw/algbw is read for the GPU count (a paste may hold thousands)
 
 
 def _candidates(row: Row) -> list[int] | None:
@@ -297,16 +298,19 @@ def _candidates(row: Row) -> list[int] | None:
 
 
 def _ranks(rows: list[Row], listed: int, per_process: int | None) -> int | None:
-    """The run's GPUs, each row held to them: those its `# Rank` lines list, else the count most
-    rows' busbw/algbw points to (a multiple of nGpus x nThread, which counts one process's GPUs),
-    else nGpus x nThread when the figures are too small to tell."""
+    """The run's GPUs, each row held to them: those its `# Rank` lines list, else the one count
+    the most precise rows' busbw/algbw points to (a multiple of nGpus x nThread, which counts one
+    process's GPUs), else nGpus x nThread (or None) when the figures allow several."""
     if listed:
         bad = _consistent(rows, listed)
         if bad is not None:
             raise _mismatch(bad, listed, listed=True)
         return listed
     votes: dict[int, int] = {}
-    told = [(row, found) for row in rows if (found := _candidates(row)) is not None]
+    # The rows with the largest algbw tell the GPU count best (their rounding matters least);
+    # every row is then held to the count they agree on.
+    precise = sorted(rows, key=lambda r: r.spans[0][0][0], reverse=True)[:VOTERS]
+    told = [(row, found) for row in precise if (found := _candidates(row)) is not None]
     for _, found in told:
         for n in found:
             if per_process is None or n % per_process == 0:
@@ -321,11 +325,14 @@ def _ranks(rows: list[Row], listed: int, per_process: int | None) -> int | None:
             "allreduce_busbw_any",
             line=row.line,
         )
-    best = max(sorted(votes), key=votes.__getitem__)
-    bad = _consistent(rows, best)
-    if bad is not None:
-        raise _mismatch(bad, best, listed=False)
-    return best
+    most = max(votes.values())
+    tied = sorted(n for n, count in votes.items() if count == most)
+    fitting = [n for n in tied if _consistent(rows, n) is None]
+    if not fitting:
+        raise _mismatch(_consistent(rows, tied[0]) or rows[0], tied[0], listed=False)
+    if len(fitting) > 1:  # the figures allow several counts: none is claimed
+        return per_process if per_process in fitting else None
+    return fitting[0]
 
 
 def _mismatch(row: Row, ranks: int, listed: bool) -> EngineError:
