@@ -5,13 +5,14 @@ others). Building them in one process reads the catalog and computes the build-t
 once for all locales. Then the root files (language chooser, 404) are written.
 
 The site is built into a fresh folder beside the target (`.site.building`) and swapped in only
-once every locale and every shipped file is there: a build that fails, or is killed, leaves the
-previous site/ as it was. What MkDocs and the macros say goes to stderr, a macro error as the
-page and the macro's message.
+once every locale and every shipped file is there, in one step (see `_swap`): a build that
+fails, or is killed, leaves the previous site/ as it was, and site/ is never missing. What
+MkDocs and the macros say goes to stderr, a macro error as the page and the macro's message.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -143,13 +144,50 @@ def incomplete(site: Path, locales: list[str], every: bool) -> list[str]:
 
 
 def _swap(staging: Path, target: Path) -> None:
-    """Put the new site in place of the old: two renames, the old folder removed after."""
+    """Put the new site in place of the old so that `target` is a whole site at every instant.
+
+    The first build renames its folder into place. Later ones exchange the two folders in one
+    step (Linux's renameat2 with RENAME_EXCHANGE), then remove the old site, which the exchange
+    left at `staging` (a build killed before that removal leaves it there, and the next build
+    clears it first). Where the system has no such exchange, the old folder is moved aside and
+    the new one renamed into its place: two renames, with no site between them.
+    """
+    if not target.exists():
+        staging.rename(target)
+        return
+    if exchange(staging, target):
+        shutil.rmtree(staging, ignore_errors=True)
+        return
     old = target.with_name(f".{target.name}.old")
     shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
+    target.rename(old)
     staging.rename(target)
     shutil.rmtree(old, ignore_errors=True)
+
+
+_AT_FDCWD = -100  # <fcntl.h>: paths relative to the working directory
+_RENAME_EXCHANGE = 2  # <linux/fs.h>
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step; False where the system cannot (not Linux, or a file system
+    without the exchange), having changed nothing."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library older than glibc 2.28
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.EINVAL, errno.ENOSYS, errno.EPERM):  # the exchange is not offered here
+        return False
+    raise OSError(error, os.strerror(error), str(b))
 
 
 def main(argv: list[str]) -> int:

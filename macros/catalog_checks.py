@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -163,11 +164,85 @@ def _unique_ids(items: list[dict[str, Any]] | None, file: str, section: str) -> 
     if not items:
         return []
     counts = Counter(item["id"] for item in items)
-    return [
+    problems = [
         Problem(file, f"{section} {item_id}", "id", f"expected a unique id, found {n} entries with it")
         for item_id, n in counts.items()
         if n > 1
     ]
+    for field in ("id", "name"):  # ids and names a reader could not tell apart from another's
+        seen: dict[str, str] = {}
+        for item in items:
+            value = item.get(field)
+            if not isinstance(value, str) or counts.get(value, 0) > 1:
+                continue
+            key = skeleton(value)
+            if key in seen:
+                problems.append(
+                    Problem(
+                        file,
+                        f"{section} {item['id']}",
+                        field,
+                        f"expected {'an id' if field == 'id' else 'a name'} a reader can tell from the others,"
+                        f" got {value[:MAX_NAME]!r},"
+                        f" which reads as {seen[key][:MAX_NAME]!r}",
+                    )
+                )
+            seen.setdefault(key, value)
+    return problems
+
+
+# Letters of other scripts that print as Latin ones (as capitals, since names are capitalized,
+# and as small letters), once case folded, and digits that print as letters: a subset of
+# Unicode's confusables (UTS #39, confusables.txt) for the scripts an editor may paste from.
+_CONFUSABLE = str.maketrans(
+    {
+        **dict(zip("авекмнорстухѕіјһԁԛԝӏ", "abekmhopctyxsijhdqwl", strict=True)),  # Cyrillic
+        **dict(zip("αβεζηικμνορτυχ", "abezhikmnoptyx", strict=True)),  # Greek
+        "0": "o",
+        "1": "l",
+        "ı": "i",
+        "ſ": "s",
+    }
+)
+
+
+def skeleton(value: str) -> str:
+    """What a value looks like: NFKC, case folded, invisible characters and whitespace runs
+    dropped, and look-alike letters of other scripts read as the Latin ones."""
+    folded = unicodedata.normalize("NFKC", value).casefold()
+    shown = "".join(c for c in folded if unicodedata.category(c) not in ("Cf", "Mn", "Cc"))
+    return " ".join(shown.translate(_CONFUSABLE).split())
+
+
+MAX_NAME = 80  # characters of an id or a name: the longest today has 39
+MAX_TEXT = 600  # of any other text (sources, notes, explanations): the longest today has 452
+
+
+def too_long(file: str, document: Any) -> list[Problem]:
+    """Every text of a parsed file longer than a name (ids, names) or a note may be."""
+    found: list[Problem] = []
+
+    def walk(value: Any, entry: str, path: list[str]) -> None:
+        if isinstance(value, str):
+            limit = MAX_NAME if path and path[-1] in ("id", "name") else MAX_TEXT
+            if len(value) > limit:
+                found.append(
+                    Problem(
+                        file,
+                        entry,
+                        ".".join(path) or "value",
+                        f"expected at most {limit} characters, got {len(value):,}",
+                    )
+                )
+        elif isinstance(value, dict):
+            for key, child in value.items():
+                walk(child, entry, [*path, str(key)])
+        elif isinstance(value, list):
+            for child in value:
+                walk(child, entry, path)
+
+    _each_entry(document, walk)
+    return found
 
 
 def _gpus(data: dict[str, Any]) -> Iterator[Problem]:
@@ -598,9 +673,15 @@ def non_finite(file: str, document: Any) -> list[Problem]:
             for index, child in enumerate(value):
                 walk(child, entry, [*path, str(index)])
 
+    _each_entry(document, walk)
+    return found
+
+
+def _each_entry(document: Any, walk: Any) -> None:
+    """Call walk(value, entry, []) on each entry of a parsed file, named as problems name them."""
     if not isinstance(document, dict):
         walk(document, "(file)", [])
-        return found
+        return
     for key, value in document.items():
         if not isinstance(value, list):
             walk(value, str(key), [])
@@ -608,4 +689,3 @@ def non_finite(file: str, document: Any) -> list[Problem]:
         for index, child in enumerate(value):
             named = isinstance(child, dict) and isinstance(child.get("id"), str)
             walk(child, f"{key}[{index}]" + (f" {child['id'][:40]}" if named else ""), [])
-    return found

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from macros.catalog_checks import Problem, check, non_finite
+from macros.catalog_checks import Problem, check, non_finite, too_long
 from macros.file_stamps import stamp, stamps
 from macros.fitengine.catalog import Catalog
 
@@ -58,6 +59,10 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, str):  # `? [a, b]`, `1:`, `true:`: every catalog key is a name
+            raise yaml.constructor.ConstructorError(
+                None, None, f"expected a key that is a name, got {_short(key)}", key_node.start_mark
+            )
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
@@ -68,27 +73,55 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
+MAX_DEPTH = 32  # mappings and lists inside one another: the catalog's deepest is 5
+MAX_DIGITS = 30  # of a plain number: the catalog's longest has 15 (an integer beyond 4,300 digits stops int())
+_NUMBERISH = re.compile(r"[-+]?[0-9][0-9_,.:eE+-]*")
+# What YAML 1.1 (PyYAML) reads as a number though it is not written in decimal digits: 0x8, 010
+# (octal: 8), 0b1000, 1_000 and 1:30 (sexagesimal: 90) are all numbers other than they look.
+_NOT_DECIMAL = re.compile(
+    r"[-+]?(?:0[xX][0-9a-fA-F_]*|0[bB][01_]*|0[oO]?[0-7_]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?"
+    r"|[0-9][0-9.]*_[0-9_.]*(?:[eE][-+]?[0-9]+)?)"
+)
 
-def _first_alias(text: str) -> yaml.Event | None:
-    """The first alias (`*name`) of a YAML text, found from its events before anything is built.
 
-    Aliases are refused: one anchor repeated by aliases of aliases grows a few kilobytes into
-    gigabytes (the "billion laughs"), and the catalog has no need of them.
+def _first_refused(text: str) -> tuple[yaml.Event, str] | None:
+    """The first event of a YAML text the catalog refuses, with why, found before anything is built.
+
+    Aliases (`*name`): one anchor repeated by aliases of aliases grows a few kilobytes into
+    gigabytes (the "billion laughs"), and the catalog has no need of them. Nesting deeper than
+    MAX_DEPTH: building and walking it would exhaust Python's stack. A plain number of more
+    digits than MAX_DIGITS: no figure has them, and int() refuses beyond 4,300. A number YAML 1.1
+    reads other than it looks (`count: 0x8` is 8, `010` is 8, `1:30` is 90).
     """
+    depth = 0
     for event in yaml.parse(text, Loader=_BaseLoader):
         if isinstance(event, yaml.AliasEvent):
-            return event
+            return event, f"expected no YAML alias (*{str(event.anchor)[:40]}): write the value out where it is needed"
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return event, f"expected lists and mappings nested at most {MAX_DEPTH} deep"
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif (
+            isinstance(event, yaml.ScalarEvent)
+            and not event.style  # plain: quoted text is text
+            and len(event.value) > MAX_DIGITS
+            and _NUMBERISH.fullmatch(event.value)
+        ):
+            return (
+                event,
+                f"expected a number of at most {MAX_DIGITS} digits, got one of {len(event.value):,} characters",
+            )
+        elif isinstance(event, yaml.ScalarEvent) and not event.style and _NOT_DECIMAL.fullmatch(event.value):
+            return event, f"expected a number in decimal digits, got {event.value[:40]!r}, which YAML reads otherwise"
     return None
 
 
-def alias_problem(file: str, event: yaml.Event) -> Problem:
+def refused_problem(file: str, event: yaml.Event, why: str) -> Problem:
     mark = event.start_mark
-    return Problem(
-        file,
-        f"line {mark.line + 1}, column {mark.column + 1}",
-        "(alias)",
-        f"expected no YAML alias (*{str(event.anchor)[:40]}): write the value out where it is needed",
-    )
+    kind = "(alias)" if isinstance(event, yaml.AliasEvent) else "(syntax)"
+    return Problem(file, f"line {mark.line + 1}, column {mark.column + 1}", kind, why)
 
 
 def _short(value: Any) -> str:
@@ -242,19 +275,22 @@ def _read_file(
     """One catalog file's document (None unless it is valid against its schema) and its problems."""
     try:
         text = path.read_text(encoding="utf-8")
-        alias = _first_alias(text)
-        if alias is not None:
-            return None, [alias_problem(file, alias)]
+        refused = _first_refused(text)
+        if refused is not None:
+            return None, [refused_problem(file, *refused)]
         document = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
         what = getattr(exc, "problem", None) or str(exc)
         return None, [Problem(file, where, "(syntax)", f"expected valid YAML: {what}")]
-    except (UnicodeDecodeError, RecursionError) as exc:
-        what = "UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "YAML nested less deeply"
+    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
+        # ValueError: a value YAML's constructors cannot build (a date such as 2026-02-30).
+        what = {UnicodeDecodeError: "UTF-8 text", RecursionError: "YAML nested less deeply"}.get(
+            type(exc), f"values YAML can read ({str(exc)[:120]})"
+        )
         return None, [Problem(file, "(file)", "(file)", f"expected {what}")]
-    file_problems = non_finite(file, document)
+    file_problems = non_finite(file, document) + too_long(file, document)
     if file_problems:
         return None, file_problems
     validator = Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry)

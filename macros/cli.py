@@ -23,7 +23,7 @@ from typing import Any
 
 from macros.catalog_loader import CATALOG_DIR, CatalogError, load_catalog
 from macros.fitengine import EngineError, check_measurement, describe, evaluate, from_hf_config, render
-from macros.fitengine.api import MEASUREMENTS, summary
+from macros.fitengine.api import IMAGE_REFUSED, MEASUREMENTS, summary
 from macros.fitengine.catalog import Catalog
 
 
@@ -127,10 +127,18 @@ def _read_config(path: Path) -> Any:
 
 def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
     """The rows of `fit`: the engine's answer to the same request the browser sends, in English."""
-    if args.model in catalog.diffusion and (args.context is not None or args.concurrency is not None):
-        raise EngineError("--context and --concurrency do not apply to image and video models")
-    if args.model in catalog.diffusion and (args.min_speed is not None or args.max_ttft is not None):
-        raise EngineError("--min-speed and --max-ttft do not apply to image and video models")
+    if args.model in catalog.diffusion:
+        given = [
+            f"--{key.replace('_', '-')}"
+            for key in ("context", "concurrency", *IMAGE_REFUSED)
+            if getattr(args, key) is not None
+        ]
+        if given:
+            raise EngineError(
+                f"{' and '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to {catalog.diffusion[args.model].name},"
+                " an image model: its pipeline runs whole on one card, with no context, users, runtime, KV cache,"
+                " request lengths or layout to choose"
+            )
     request: dict[str, Any] = {
         "model": args.model,
         "format": args.format,

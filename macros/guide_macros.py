@@ -26,6 +26,8 @@ from macros.fitengine import (
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import LABELS, UNMAPPED
 from macros.locale_format import UNITS, Formatter
+from macros.markup import Markup, code, markup
+from macros.markup import text as _text
 
 # The language the catalog's sources are written in (titles, notes, quotes).
 SOURCES_LANGUAGE = "en"
@@ -38,24 +40,16 @@ TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # forward and backward, arXiv 2001.08361 sec
 
 def _with_unit(figure: str, unit: str) -> str:
     """A figure and its unit word joined by a no-break space (the figure alone when there is none)."""
-    return f"{figure}\u00a0{unit}" if unit else figure
+    return markup("{}\u00a0{}", figure, unit) if unit else figure
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table; every cell that is not Markup (macros/markup.py) is escaped as text."""
+
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+        return "| " + " | ".join(_text(c).replace("|", "\\|") for c in cells) + " |"
 
     return "\n".join([line(header), "|" + "---|" * len(header), *(line(r) for r in rows)])
-
-
-# Catalog prose (sources, explanations, quality notes) is shown as text: every character that
-# Markdown or HTML would read as markup becomes an entity, so no tag, link or emphasis is made.
-_TEXT_ENTITIES = {c: f"&#{ord(c)};" for c in "&<>[]()*_`\\!#~{}"}
-
-
-def _text(value: str) -> str:
-    """Catalog text as it reads, never as Markdown or HTML (no raw tags, no links of any scheme)."""
-    return "".join(_TEXT_ENTITIES.get(c, c) for c in str(value))
 
 
 class GuideMacros:
@@ -160,11 +154,11 @@ class GuideMacros:
         return self.fmt.usd(value)
 
     def format_name(self, fmt_id: str) -> str:
-        return self.catalog.formats[fmt_id].name
+        return _text(self.catalog.formats[fmt_id].name)
 
     def format_quality(self, fmt_id: str) -> str:
         entry = next(f for f in self.data["formats"] if f["id"] == fmt_id)
-        return f"{_text(entry['quality'][self.locale])} ({self._cite(entry['quality_source'])})"
+        return markup("{} ({})", entry["quality"][self.locale], self._cite(entry["quality_source"]))
 
     def nv_label(self, node_id: str) -> str:
         """What `nvidia-smi topo -m` shows between two cards of an NVLink node, e.g. NV18."""
@@ -180,7 +174,7 @@ class GuideMacros:
 
     def model_name(self, model_id: str) -> str:
         c = self.catalog
-        return (c.llms.get(model_id) or c.diffusion[model_id]).name
+        return _text((c.llms.get(model_id) or c.diffusion[model_id]).name)
 
     def gpu_value(self, gpu_id: str, field: str) -> str:
         """A GPU figure with its unit: memory_bandwidth, memory_sold, bf16, fp8, nvlink."""
@@ -223,7 +217,7 @@ class GuideMacros:
         value = getattr(a, key)
         if isinstance(value, float) and value < 1:
             return self.fmt.number(value, 2)
-        return self.fmt.number(value) if isinstance(value, (int, float)) else str(value)
+        return self.fmt.number(value) if isinstance(value, (int, float)) else _text(value)
 
     def target(self) -> str:
         """The default target each user must get, in words: the recommendation's condition."""
@@ -354,7 +348,7 @@ class GuideMacros:
             layout = f"{r.tensor_parallel} × {r.pipeline_parallel}" if r.cards_used else "—"
             rows.append(
                 [
-                    f"`{r.node}`",
+                    code(r.node),
                     t[r.verdict],
                     self.fmt.number(r.cards_used) if r.cards_used else "—",
                     layout,
@@ -389,7 +383,7 @@ class GuideMacros:
             link = group_link(c, node, node.count)
             rows.append(
                 [
-                    f"`{node.id}`",
+                    code(node.id),
                     gpu.name,
                     self.fmt.number(node.count),
                     t[f"topology_{node.topology}"] + (f" ({self._link_name(link)})" if link else ""),
@@ -434,11 +428,11 @@ class GuideMacros:
                     value, 2 if isinstance(value, float) and value < 1 else 1 if isinstance(value, float) else 0
                 )
                 if not isinstance(value, str)
-                else f"`{value}`"
+                else code(value)
             )
             rows.append(
                 [
-                    f"`{key}`",
+                    code(key),
                     _with_unit(shown, self._unit_word(item["unit"], value)),
                     _text(item["explain"][self.locale]),
                     self._cite(item["source"]),
@@ -459,7 +453,7 @@ class GuideMacros:
                 rows.append(
                     [
                         runtime["name"],
-                        f"`{key}`",
+                        code(key),
                         _with_unit(self.fmt.number(value, digits), self._unit_word(item["unit"], value)),
                         _text(item["explain"][self.locale]),
                         self._cite(item["source"]),
@@ -488,7 +482,7 @@ class GuideMacros:
                 ratio = self.fmt.number(check.ratio, 2) if check.ratio is not None else "—"
             rows.append(
                 [
-                    f"`{check.id}`",
+                    code(check.id),
                     t["val_measure_" + check.measure],
                     published,
                     engine,
@@ -551,9 +545,9 @@ class GuideMacros:
         t = self.t
         rows = [
             [
-                f"`{k.id}`",
+                code(k.id),
                 UNMAPPED.get(self.locale, {}).get(k.id, k.unmapped or ""),
-                f"`{k.superseded_by}`" if k.superseded_by else "—",
+                code(k.superseded_by) if k.superseded_by else "—",
                 self._cite(k.source),
             ]
             for k in check_all(self.catalog)
@@ -572,7 +566,7 @@ class GuideMacros:
                     rows.append(
                         [
                             _text(gpu["name"]),
-                            f"`{field}`",
+                            code(field),
                             _with_unit(
                                 self.fmt.sig(figure["value"]),
                                 UNITS.get(self.locale, {}).get(figure["unit"], figure["unit"]),
@@ -668,13 +662,13 @@ class GuideMacros:
             if gpu.nvlink is None or topology.nvlink == "none" or node.count < 2:
                 continue
             if topology.nvlink == "sxm":
-                label = f"`NV{expected_nvlinks(c, node)}`"
+                label = code(f"NV{expected_nvlinks(c, node)}")
                 where = t["nv_every_pair"]
             else:
                 rate = c.links[f"nvlink-{gpu.nvlink.generation}"].per_direction_gbps
                 group = min(node.nvlink_group, node.count)
                 # A bridge shares the card's links among its partners, as a 4-GPU board does.
-                label = f"`NV{round(gpu.nvlink.per_direction_gbps / rate) // max(group - 1, 1)}`"
+                label = code(f"NV{round(gpu.nvlink.per_direction_gbps / rate) // max(group - 1, 1)}")
                 where = (
                     (t["nv_bridged_pair"] if group == 2 else t["nv_bridged_all"].format(n=self.fmt.number(group)))
                     if group >= node.count
@@ -683,7 +677,7 @@ class GuideMacros:
             link = group_link(c, node, node.count)
             rows.append(
                 [
-                    f"`{node.id}`",
+                    code(node.id),
                     t[f"topology_{node.topology}"],
                     label,
                     where,
@@ -704,7 +698,7 @@ class GuideMacros:
             link = group_link(c, node, node.count)
             rows.append(
                 [
-                    f"`{node_id}`",
+                    code(node_id),
                     f"{self._link_name(link)} · {self.fmt.unit(link.per_direction_gbps, 'GB/s')}" if link else "—",
                     self._tok(one.decode_tok_s_per_user_no_comm),
                     self._tok(one.decode_tok_s_per_user),
@@ -788,7 +782,7 @@ class GuideMacros:
             )
             rows.append(
                 [
-                    f"`{node_id}`",
+                    code(node_id),
                     f"{self._link_name(link)} · {self.fmt.unit(link.per_direction_gbps, 'GB/s')}" if link else "—",
                     self.fmt.unit(model.params_total * ADAM_MIXED_BYTES_PER_PARAM / node.count / GB, "GB"),
                     self.fmt.unit(comm, "s", 2),
@@ -876,7 +870,9 @@ class GuideMacros:
                 [
                     fmt.name,
                     self.fmt.unit(weight_bytes(model.params, fmt) / GB, "GB"),
-                    f"`{best.node}` · {self.fmt.usd(best.price_month_usd)}{t['per_month']}" if best else t["none_fits"],
+                    markup("{} · {}{}", code(best.node), self.fmt.usd(best.price_month_usd), t["per_month"])
+                    if best
+                    else t["none_fits"],
                     self._layout(best) if best else "—",
                     self._tok(best.decode_tok_s_per_user) if best else "—",
                     self._best(best) if best else "—",
@@ -908,7 +904,7 @@ class GuideMacros:
                 one, many = self._one_and_many(model_id, fmt_id, node, users, layout)
                 rows.append(
                     [
-                        f"`{node_id}`",
+                        code(node_id),
                         self._link_name(link) if link else "—",
                         self._layout(one),
                         self._tok(one.decode_tok_s_per_user),
@@ -1062,13 +1058,12 @@ class GuideMacros:
         rows = []
         for timing_id in timing_ids:
             timing = self._timing(timing_id)
-            measure = ", ".join(
-                [
-                    _text(timing["published_model"]),
-                    timing["resolution"].replace(" x ", " × "),
-                    t["img_steps"].format(steps=self.fmt.number(timing["steps"])),
-                    c.formats[timing["format"]].name,
-                ]
+            measure = markup(
+                "{}, {}, {}, {}",
+                timing["published_model"],
+                timing["resolution"].replace(" x ", " × "),
+                t["img_steps"].format(steps=self.fmt.number(timing["steps"])),
+                c.formats[timing["format"]].name,
             )
             measured, datasheet = self._image_ratios(timing_ids[0], timing_id)
             rows.append(
@@ -1101,7 +1096,7 @@ class GuideMacros:
         best = min(
             (self._timing(x) for x in timing_ids), key=lambda x: self._card_hour(x["gpu"]) * x["seconds"]["value"]
         )
-        return self._short(c.gpus[best["gpu"]].name)
+        return _text(self._short(c.gpus[best["gpu"]].name))
 
     def _timing(self, timing_id: str) -> dict[str, Any]:
         return next(x for x in self.data["image_timings"] if x["id"] == timing_id)
@@ -1163,7 +1158,7 @@ class GuideMacros:
             tokens, rate, users, peak = self._breakeven(price_id, fmt_id, node_id)
             rows.append(
                 [
-                    f"`{node_id}`",
+                    code(node_id),
                     f"{self.fmt.usd(c.node(node_id).price_month_usd)}{t['per_month']}",
                     self.fmt.number(tokens),
                     self._tok(rate),
@@ -1298,7 +1293,7 @@ class GuideMacros:
         """A source as cited: kept in the language it was written in (the catalog's, English),
         marked as a citation in that language, so that a reader's screen reader reads it so."""
         lang = "" if self.locale == SOURCES_LANGUAGE else f' lang="{SOURCES_LANGUAGE}"'
-        return f"<cite{lang}>{_text(source)}</cite>"
+        return markup("<cite{}>{}</cite>", Markup(lang), source)
 
     def _compute(self, fmt_id: str, r: NodeFit) -> str:
         """The precision a format computes in on the row's card (int formats: 16-bit, weights dequantized)."""
@@ -1377,12 +1372,12 @@ class GuideMacros:
         if not candidates:
             return self.t["none_fits"]
         best = min(candidates, key=lambda r: r.price_month_usd)
-        return f"`{best.node}` · {self.fmt.usd(best.price_month_usd)}{self.t['per_month']}"
+        return markup("{} · {}{}", code(best.node), self.fmt.usd(best.price_month_usd), self.t["per_month"])
 
     def _diffusion_node(self, r: DiffusionFit | None, per_work: bool = False) -> str:
         if r is None:
             return self.t["none_fits"]
         suffix = self.t["with_offload"] if r.offload_text_encoders else ""
         if per_work:
-            return f"`{r.node}` · {self.fmt.usd(r.usd_per_reference_hour or 0, cents=True)}{suffix}"
-        return f"`{r.node}` · {self.fmt.usd(r.price_month_usd)}{self.t['per_month']}{suffix}"
+            return markup("{} · {}{}", code(r.node), self.fmt.usd(r.usd_per_reference_hour or 0, cents=True), suffix)
+        return markup("{} · {}{}{}", code(r.node), self.fmt.usd(r.price_month_usd), self.t["per_month"], suffix)

@@ -16,6 +16,13 @@ from macros.i18n import SITE
 from macros.locales import codes
 
 SOCIAL_IMAGE = "assets/images/social-card.png"  # 1200 x 630, the size link previews expect
+# The policy every page states in a <meta http-equiv> (README's Hosting section asks hosts to
+# send the same header): nothing from another host, no inline script or style, and WebAssembly
+# compiled for Pyodide (its workers fall back to script-src). The preview (`mkdocs serve`) states
+# none: its live reload is an inline script.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:"
+)
 
 
 def site_root_url(config: Any) -> str:
@@ -53,3 +60,4 @@ def configure(config: Any, serving: bool) -> None:
     extra["social_image"] = SOCIAL_IMAGE
     extra["words"] = SITE[locale]
     extra["serving"] = serving  # the preview serves one locale: no switcher to the others
+    extra["content_security_policy"] = CONTENT_SECURITY_POLICY

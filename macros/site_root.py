@@ -13,6 +13,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from macros import locales as site_locales
+from macros.site_meta import CONTENT_SECURITY_POLICY
 
 
 def site_base() -> str:
@@ -36,6 +37,7 @@ _PAGE = """<!doctype html>
 <html lang="{lang}">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>{title}</title>
 {head}
@@ -83,6 +85,7 @@ def write_root(site: Path) -> None:
     (site / "index.html").write_text(
         _PAGE.format(
             lang=found[0][0],
+            csp=CONTENT_SECURITY_POLICY,
             title=" · ".join(dict.fromkeys(loc.site_name for loc in site_locales.locales())),
             head=head,
             links=index_links,
@@ -94,7 +97,13 @@ def write_root(site: Path) -> None:
         f'<li><a href="{base}{code}/" hreflang="{code}" lang="{code}">{name}</a></li>' for code, name in found
     )
     (site / "404.html").write_text(
-        _PAGE.format(lang=found[0][0], title="Page introuvable · Page not found", head="", links=missing_links),
+        _PAGE.format(
+            lang=found[0][0],
+            csp=CONTENT_SECURITY_POLICY,
+            title="Page introuvable · Page not found",
+            head="",
+            links=missing_links,
+        ),
         encoding="utf-8",
     )
 

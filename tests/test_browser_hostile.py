@@ -221,3 +221,66 @@ def test_replacement_patterns_in_a_link_are_shown_as_typed(browser, server):
     assert f"“{hostile}” is not in the catalog" in page.text_content("[data-message]")
     assert not errors, errors
     context.close()
+
+
+@pytest.fixture(scope="module")
+def server_without_header(site):
+    """The built site served with no Content-Security-Policy header: the pages' own <meta> alone governs them."""
+    from .static_server import serve
+
+    with serve(site, csp=None) as url:
+        yield url
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_the_pages_own_policy_blocks_inline_script_and_the_configurator_still_starts(
+    browser, server_without_header, locale
+):
+    context, page, errors, requests = open_configurator(browser, server_without_header, locale)
+    violations = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    wait_ready(page)  # Pyodide compiled its WebAssembly and the engine's worker answered
+    assert rows(page) and card(page)["busy"] == "false"
+    # A script written into the page, as a name with markup would have been, does not run.
+    page.evaluate(
+        "() => { const s = document.createElement('script'); s.textContent = 'window.__ran = true';"
+        " document.head.append(s); }"
+    )
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__ran === undefined")
+    assert any("inline script" in v or "script-src" in v for v in violations), violations
+    # Only that refusal: nothing of the page itself broke the policy.
+    assert all("script-src" in v and "inline" in v.lower() for v in violations), violations
+    assert [e for e in errors if "Content Security Policy" not in e] == [], errors
+    assert all(u.startswith(server_without_header) for u in requests)
+    context.close()
+
+
+@pytest.mark.parametrize("left", ["empty context", "fp8 kv cache"])
+def test_a_field_that_does_not_apply_to_an_image_model_does_not_block_its_answer(browser, server, catalog, left):
+    # The reader leaves a field of the language model behind (the context cleared, a vLLM option
+    # set), then chooses FLUX.1 [dev]: its fields are hidden, and its answer comes all the same.
+    context, page, errors, _ = open_configurator(browser, server, "fr")
+    wait_ready(page)
+    if left == "empty context":
+        page.fill("[name=context]", "")
+        wait_until(lambda: card(page)["state"] == "invalid", 10, "the invalid context")
+        assert page.text_content("[data-error-for=context]")
+    else:
+        page.select_option("[name=kv_cache]", "fp8")
+        wait_until(lambda: "kv_cache=fp8" in href(page), 30, "the option in the address")
+    page.select_option("select[name=model]", "flux.1-dev")
+    wait_until(
+        lambda: (
+            card(page)["model"] == "flux.1-dev" and card(page)["state"] == "answer" and card(page)["busy"] == "false"
+        ),
+        30,
+        "FLUX.1 [dev]'s answer",
+    )
+    assert page.is_hidden("[name=context]") and page.text_content("[data-error-for=context]") == ""
+    assert page.get_attribute("[name=context]", "aria-invalid") == "false"
+    fits = [r for r in rows(page) if r["verdict"] != "none"]
+    assert fits, rows(page)
+    assert page.is_hidden("[data-message]") or page.get_attribute("[data-message]", "data-kind") != "error"
+    assert not errors, errors
+    context.close()

@@ -112,6 +112,72 @@ def test_a_killed_build_leaves_the_previous_site_untouched(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
+# Kills _swap before its n-th operation on the file system (a rename, a folder exchange or a
+# removal): os._exit, like SIGKILL, runs no cleanup.
+KILL_AT = """
+import os, shutil, sys
+from pathlib import Path
+import macros.build_site as build
+staging, target, at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+done = [0]
+def counted(real):
+    def step(*args, **kwargs):
+        if done[0] == at:
+            os._exit(9)
+        done[0] += 1
+        return real(*args, **kwargs)
+    return step
+Path.rename = counted(Path.rename)
+shutil.rmtree = counted(shutil.rmtree)
+build.exchange = counted(build.exchange)
+build._swap(staging, target)
+print(done[0])
+"""
+
+
+def _site(folder: Path, text: str) -> None:
+    (folder / "fr").mkdir(parents=True)
+    (folder / "fr" / "index.html").write_text(text, encoding="utf-8")
+
+
+def test_the_swap_leaves_a_whole_site_in_place_whenever_it_is_killed(tmp_path):
+    from macros.build_site import _swap, exchange
+
+    if sys.platform.startswith("linux"):  # the one-step exchange is what this machine uses
+        a, b = tmp_path / "a", tmp_path / "b"
+        _site(a, "a")
+        _site(b, "b")
+        assert exchange(a, b) and (a / "fr" / "index.html").read_text() == "b"
+        shutil.rmtree(a)
+        shutil.rmtree(b)
+    at = 0
+    while True:
+        work = tmp_path / f"kill-{at}"
+        staging, target = work / ".site.building", work / "site"
+        _site(target, "the previous site")
+        _site(staging, "the new site")
+        run = subprocess.run(
+            [sys.executable, "-c", KILL_AT, str(staging), str(target), str(at)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (target / "fr" / "index.html").read_text(encoding="utf-8") in ("the previous site", "the new site"), at
+        # The next build clears what this one left (build_site removes its staging folder first).
+        shutil.rmtree(staging, ignore_errors=True)
+        _site(staging, "the next site")
+        _swap(staging, target)
+        assert (target / "fr" / "index.html").read_text(encoding="utf-8") == "the next site"
+        assert sorted(p.name for p in work.iterdir()) == ["site"], at
+        if run.returncode == 0:  # killed before none of its steps: every point was tried
+            assert int(run.stdout) == at
+            break
+        assert run.returncode == 9, run.stderr
+        at += 1
+    assert at >= 2
+
+
 HOSTILE_SOURCE = '<script>alert(1)</script> [docs](javascript:alert(2)) <img src=x onerror="alert(3)"> *b* _i_'
 
 

@@ -5,6 +5,7 @@ and, for ranges, the range."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -134,6 +135,48 @@ def test_a_single_alias_is_refused_too(catalog_copy):
     edit(catalog_copy, "gpus", "    memory_type: HBM3\n", "    memory_type: &kind HBM3\n", 1)
     edit(catalog_copy, "gpus", "    memory_type: HBM3e\n", "    memory_type: *kind\n", 1)
     assert any("(alias): expected no YAML alias (*kind)" in p for p in problems(catalog_copy))
+
+
+def _append(directory, name: str, text: str) -> int:
+    """Append text to a catalog file; the line number of its first line."""
+    path = directory / f"{name}.yaml"
+    before = path.read_text()
+    path.write_text(before + text)
+    return before.count("\n") + 1
+
+
+# What stopped `check` with a traceback: int() refusing 5,000 digits, a list as a mapping key
+# (unhashable), and nesting deep enough to exhaust the stack of the NaN walk.
+HOSTILE_YAML = [
+    ("tdp_digits: " + "9" * 5000 + "\n", 1, 13, "expected a number of at most 30 digits"),
+    ("? [a, b]\n: 1\n", 1, 3, "expected valid YAML: expected a key that is a name, got list"),
+    ("deep: " + "[" * 1000 + "]" * 1000 + "\n", 1, 38, "expected lists and mappings nested at most 32 deep"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "column", "why"), HOSTILE_YAML)
+def test_check_refuses_what_yaml_cannot_build_with_file_line_and_reason(catalog_copy, text, line, column, why):
+    at = _append(catalog_copy, "gpus", text) + line - 1
+    run = check(catalog_copy)
+    assert run.returncode == 1, run.stderr[-500:]
+    assert "Traceback" not in run.stderr
+    assert f"catalog/gpus.yaml: line {at}, column {column}: (syntax): {why}" in run.stderr, run.stderr[-500:]
+
+
+@pytest.mark.parametrize(("text", "why"), [(t, w) for t, _, _, w in HOSTILE_YAML])
+def test_the_build_names_the_file_too(catalog_copy, text, why):
+    _append(catalog_copy, "gpus", text)
+    run = subprocess.run(
+        [sys.executable, "-m", "macros.build_site", str(catalog_copy.parent / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "GUIDE_CATALOG": str(catalog_copy)},
+    )
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "catalog/gpus.yaml: line " in run.stderr and why in run.stderr, run.stderr[-800:]
+    assert not (catalog_copy.parent / "site").exists()
 
 
 def test_a_long_value_is_never_echoed_whole(catalog_copy):

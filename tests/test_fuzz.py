@@ -1,9 +1,12 @@
 """Hostile and careless input, generated: real samples mutated at random (seeded, so a failure
-replays), fed to every parser, the config importer, the fit request and the command line.
+replays), fed to every parser, the config importer, the fit request, every request value, the
+catalog's YAML and the command line.
 
 What must hold whatever the input: the engine raises nothing but EngineError, no result carries
-an infinity or a NaN (the answer serialises as strict JSON), and the command line exits 2 with
-one line for every input it refuses.
+an infinity or a NaN (the answer serialises as strict JSON), the command line exits 2 with one
+line for every input it refuses, `check` names the file of every problem and never stops on a
+traceback, and a healthy measurement made wrong is never called ok (while the same output as
+another terminal or launcher prints it stays ok).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from typing import Any
 
 from hypothesis import HealthCheck, given, seed, settings
@@ -333,3 +337,259 @@ def test_fit_requests_by_totals_answer_finitely_or_refuse(catalog, totals, name)
     result = answered_or_refused(catalog, {"totals": totals, "format": "bf16", "name": name})
     if result is not None:
         assert len(result["model_name"]) <= 120
+
+
+# --- every request value -------------------------------------------------------------------
+
+
+def _request_values(key: str) -> st.SearchStrategy[Any]:
+    """What a page, a script or a link may put under a request key: hostile values and good ones."""
+    good: dict[str, list[Any]] = {
+        "model": ["llama-3.1-8b", "qwen3-235b-a22b", "flux.1-dev", "sdxl", "nope"],
+        "format": ["bf16", "fp8", "awq-int4", "gguf-q4_k_m", "mxfp4"],
+        "context": [1, 4096, "8192", 131072],
+        "concurrency": [1, "32", 4096],
+        "input": [1, 1024, "512"],
+        "output": [1, 256],
+        "runtime": ["vllm", "llama-cpp"],
+        "kv_cache": ["auto", "fp8"],
+        "tensor_parallel": [1, 2, "8"],
+        "pipeline_parallel": [1, 2],
+        "expert_parallel": [1, 8],
+        "memory_utilization": ["0.9", 0.5, 1],
+        "node": ["8x-h100-sxm", "1x-l4"],
+        "name": ["my model"],
+        "totals": [{"total": 7e9, "active": 7e9, "layers": 32, "kv_heads": 8, "head_dim": 128}],
+        "config": CONFIGS[:2],
+    }
+    return st.sampled_from(HOSTILE_VALUES) | st.sampled_from(good.get(key, [None])) | st.text(max_size=20)
+
+
+@st.composite
+def hostile_request(draw: st.DrawFn) -> dict[str, Any]:
+    from macros.fitengine.api import REQUEST_KEYS
+
+    request: dict[str, Any] = {"model": draw(st.sampled_from(["llama-3.1-8b", "flux.1-dev"])), "format": "bf16"}
+    for key in draw(st.lists(st.sampled_from(REQUEST_KEYS), min_size=1, max_size=4, unique=True)):
+        request[key] = draw(_request_values(key))
+    return request
+
+
+@seed(15)
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(hostile_request())
+def test_any_request_value_is_answered_finitely_or_refused_with_a_code_the_page_words(catalog, request):
+    from macros.catalog_loader import read_catalog
+    from macros.fitengine.browser import Session
+    from macros.i18n import WIDGET
+
+    global _SESSION
+    if _SESSION is None:
+        _SESSION = Session(json.dumps(read_catalog()[0]))
+    reply = json.loads(_SESSION.answer_json(json.dumps(request, default=str), "fr", str))
+    if reply["ok"]:
+        assert_finite(reply["result"])
+        assert reply["result"]["rows"]
+    else:
+        assert len(reply["error"]) < 2000 and "\n" not in reply["error"]  # the choices of an unknown id listed
+        if reply["code"] is not None:  # worded by the page in its language
+            assert f"err_{reply['code']}" in WIDGET["fr"] or reply["code"].startswith("layout_"), reply["code"]
+
+
+_SESSION = None
+
+
+# --- catalog YAML structure ---------------------------------------------------------------
+
+YAML_HOSTILE = [
+    "0x8",
+    "010",
+    "1:30",
+    "1_000",
+    "9" * 5000,
+    "[a, b]",
+    "{",
+    "}",
+    ".nan",
+    "-.inf",
+    "-1",
+    "~",
+    "'",
+    '"',
+    "*a",
+    "&a x",
+    "!!python/object/apply:os.system ['true']",
+    "2026-02-30",
+    "[" * 200 + "]" * 200,
+    '"\\x00"',
+    "<script>alert(1)</script>",
+    "'x'" + " " * 3 + "# a comment",
+    "x" * 1000,
+    "NVIDIA \u041d100 SXM5 80GB",
+]
+CATALOG_FILES = ["gpus", "interconnects", "nodes", "formats", "runtimes", "models", "assumptions"]
+
+
+@st.composite
+def mutated_catalog_file(draw: st.DrawFn) -> tuple[str, str]:
+    from macros.catalog_loader import CATALOG_DIR
+
+    name = draw(st.sampled_from(CATALOG_FILES))
+    lines = (CATALOG_DIR / f"{name}.yaml").read_text(encoding="utf-8").split("\n")
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(lines) - 1))
+        action = draw(st.sampled_from(["value", "value", "key", "delete", "duplicate", "indent", "list_key"]))
+        line = lines[at]
+        if action == "value" and ": " in line:
+            head, _, _ = line.partition(": ")
+            lines[at] = f"{head}: {draw(st.sampled_from(YAML_HOSTILE))}"
+        elif action == "key" and ": " in line:
+            indent = line[: len(line) - len(line.lstrip())]
+            lines[at] = indent + draw(st.sampled_from(["? [a, b]", "1", "true", "id", "name"])) + ": x"
+        elif action == "delete":
+            del lines[at]
+        elif action == "duplicate":
+            lines.insert(at, line)
+        elif action == "indent":
+            lines[at] = "  " + line
+        elif action == "list_key":
+            lines.insert(at, "? [a, b]\n: 1")
+    return name, "\n".join(lines)
+
+
+@seed(15)
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(mutated_catalog_file())
+def test_check_reads_any_catalog_file_and_names_the_problems_or_passes(tmp_path_factory, mutated):
+    import shutil
+
+    from macros.catalog_loader import CATALOG_DIR
+
+    name, text = mutated
+    directory = tmp_path_factory.mktemp("catalog") / "catalog"
+    shutil.copytree(CATALOG_DIR, directory)
+    (directory / f"{name}.yaml").write_text(text, encoding="utf-8")
+    code, out, err = run_cli("check", "--catalog", str(directory))  # an exception would escape here
+    assert code in (0, 1), err[-400:]
+    if code == 1:
+        problems = [line[4:] for line in err.splitlines() if line.startswith("  - ")]
+        assert problems and all(p.startswith("catalog/") and len(p) < 500 for p in problems), err[-800:]
+    else:
+        assert out.startswith("catalog OK")
+
+
+# --- measurement judgements: a healthy output changes its verdict, or stays ok only where harmless
+
+
+HEALTHY = {
+    "topo": ((MEASURE / "topo-8x-h100-nvswitch.txt").read_text(encoding="utf-8"), "8x-h100-sxm"),
+    # nvidia-smi's layout for 8 x H100 SXM, 18 links each at the 26.562 GB/s public captures show.
+    "nvlink": (
+        "\n".join(
+            f"GPU {g}: NVIDIA H100 80GB HBM3 (UUID: GPU-{g:08d})\n"
+            + "\n".join(f"\t Link {k}: 26.562 GB/s" for k in range(18))
+            for g in range(8)
+        ),
+        "8x-h100-sxm",
+    ),
+    "allreduce": ((MEASURE / "allreduce-8x-h100-nvls.txt").read_text(encoding="utf-8"), "8x-h100-sxm"),
+}
+
+
+def _harmless(text: str, how: str) -> str:
+    """The same output as another terminal, shell or launcher prints it."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if how == "tabs":
+        return "\n".join(re.sub(r" {2,}", "\t", line) for line in lines)
+    if how == "crlf":
+        return "\r\n".join(lines)
+    if how == "mpi":
+        return "\n".join(f"[1,0]<stdout>:{line}" if line else line for line in lines)
+    if how == "prompt":
+        return "$ ssh node01\n" + "\n".join(lines) + "\n$ "
+    return "\n".join(line.rstrip() + "   " for line in lines)
+
+
+@seed(15)
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(sorted(HEALTHY)), st.sampled_from(["tabs", "crlf", "mpi", "prompt", "trailing"]))
+def test_a_healthy_output_stays_ok_where_the_change_is_harmless(catalog, kind, how):
+    text, node = HEALTHY[kind]
+    assert check_measurement(catalog, kind, text, node)["verdict"] == "ok"
+    assert check_measurement(catalog, kind, _harmless(text, how), node)["verdict"] == "ok"
+
+
+@st.composite
+def harmed(draw: st.DrawFn) -> tuple[str, str, str]:
+    """A healthy output with one thing made wrong that the check must see, and what it was."""
+    kind = draw(st.sampled_from(sorted(HEALTHY)))
+    text, _ = HEALTHY[kind]
+    lines = text.replace("\r\n", "\n").split("\n")
+    if kind == "topo":
+        i, j = sorted(draw(st.lists(st.integers(0, 7), min_size=2, max_size=2, unique=True)))
+        label = draw(st.sampled_from(["NV17", "NV8", "NV1", "PIX", "PXB", "PHB", "NODE", "SYS"]))
+        rows = {
+            line.split()[0]: n
+            for n, line in enumerate(lines)
+            if line.split()[:1] and line.split()[0].startswith("GPU") and line.split()[1:2] != ["GPU1"]
+        }
+        for a, b in ((i, j), (j, i)):
+            tokens = lines[rows[f"GPU{a}"]].split()
+            tokens[1 + b] = label
+            lines[rows[f"GPU{a}"]] = "\t".join(tokens)
+        return kind, "\n".join(lines), f"GPU{i}-GPU{j} {label}"
+    if kind == "nvlink":
+        g, k = draw(st.integers(0, 7)), draw(st.integers(0, 17))
+        at = lines.index(f"GPU {g}: NVIDIA H100 80GB HBM3 (UUID: GPU-{g:08d})") + 1 + k
+        speed = draw(st.sampled_from(["0.001 GB/s", "1.562 GB/s", "13.281 GB/s", "22.000 GB/s", "<inactive>", None]))
+        if speed is None:
+            del lines[at]
+        else:
+            lines[at] = f"\t Link {k}: {speed}"
+        return kind, "\n".join(lines), f"GPU{g} link {k}: {speed}"
+    rows = [n for n, line in enumerate(lines) if line.split()[:1] and line.split()[0].isdigit()]
+    harm = draw(st.sampled_from(["wrong", "footer", "unchecked", "busbw", "slow"]))
+    if harm == "wrong":
+        n = draw(st.sampled_from(rows))
+        tokens = lines[n].split()
+        tokens[draw(st.sampled_from([8, 12]))] = str(draw(st.integers(1, 10**6)))
+        lines[n] = " ".join(tokens)
+    elif harm == "footer":
+        lines = [re.sub(r": 0 OK", f": {draw(st.integers(1, 99))} FAILED", line) for line in lines]
+    elif harm == "unchecked":
+        for n in rows:
+            tokens = lines[n].split()
+            tokens[8] = tokens[12] = "N/A"
+            lines[n] = " ".join(tokens)
+    elif harm == "busbw":  # one figure edited: no longer what nccl-tests computes
+        n = draw(st.sampled_from(rows))
+        tokens = lines[n].split()
+        tokens[7] = f"{float(tokens[7]) * draw(st.sampled_from([0.5, 0.9, 0.98, 1.02, 1.5, 10.0])):.2f}"
+        lines[n] = " ".join(tokens)
+    else:  # every row slower, consistently: the time multiplied, algbw and busbw divided
+        factor = draw(st.sampled_from([2.5, 4.0, 10.0, 100.0]))
+        for n in rows:
+            tokens = lines[n].split()
+            for time_at, bw_at in ((5, (6, 7)), (9, (10, 11))):
+                size = int(tokens[0])
+                time_us = float(tokens[time_at]) * factor
+                algbw = size / (time_us * 1e3)
+                tokens[time_at] = f"{time_us:.1f}"
+                tokens[bw_at[0]] = f"{algbw:.2f}"
+                tokens[bw_at[1]] = f"{algbw * 1.75:.2f}"
+            lines[n] = " ".join(tokens)
+    return kind, "\n".join(lines), harm
+
+
+@seed(15)
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(harmed())
+def test_a_healthy_output_made_wrong_is_never_called_ok(catalog, case):
+    kind, text, what = case
+    node = HEALTHY[kind][1]
+    try:
+        result = check_measurement(catalog, kind, text, node)
+    except EngineError as error:  # refused with its line: an edited output is not judged
+        assert "line" in str(error) or kind != "allreduce", (what, str(error))
+        return
+    assert result["verdict"] != "ok", (what, result["reasons"])

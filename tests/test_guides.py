@@ -172,7 +172,9 @@ def test_french_pages_write_french_byte_units(site):
 
 
 def _rows(html: str) -> list[str]:
-    return re.findall(r"<tr>(.*?)</tr>", html, re.S)
+    """Each table row's HTML, its character references read (a catalog name is written as text:
+    GGUF Q4_K_M's underscores are entities in the page)."""
+    return [unescape(row) for row in re.findall(r"<tr>(.*?)</tr>", html, re.S)]
 
 
 def _guide(site: Path, locale: str, key: str) -> str:

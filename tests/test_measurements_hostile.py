@@ -10,7 +10,7 @@ import re
 import pytest
 
 from macros.fitengine import EngineError, check_measurement
-from macros.fitengine.health import check_nvlink, check_topology, expected_nvlinks
+from macros.fitengine.health import check_allreduce, check_nvlink, check_topology, expected_nvlinks
 from macros.fitengine.nccl_tests import parse_allreduce
 from macros.fitengine.nvidia_smi import parse_nvlink_status, parse_topo
 
@@ -122,8 +122,8 @@ def test_ten_thousand_gpus_are_refused():
 def test_gpus_without_a_single_link_are_not_ok(catalog):
     node = catalog.node("2x-h100-nvl")
     health = check_nvlink(catalog, node, parse_nvlink_status("GPU 0: hello\nGPU 1: world\n"))
-    assert health.verdict != "ok"
-    assert ("warning", "nv_links_down") in codes(health)
+    assert health.verdict == "fault"
+    assert ("fault", "nv_gpu_no_link") in codes(health)
 
 
 def test_more_links_than_the_card_has_is_a_fault(catalog):
@@ -227,3 +227,194 @@ def test_nvlink_on_a_pcie_node_is_reported_once(catalog):
     health = check_topology(catalog, node, parse_topo(matrix(8, "NV99999")))
     assert ("warning", "topo_unexpected_nvlink") in codes(health)
     assert ("fault", "topo_too_many_links") not in codes(health)
+
+
+# --- judged against what the catalog rates, and against itself ---------------------------
+# Through the browser's Session (the page's path) and the command line. Link rates are the
+# catalog's (catalog/interconnects.yaml per_link, the cards' NVLink per direction); the rows'
+# arithmetic is nccl-tests' own (src/all_reduce.cu: busbw = algbw x 2(n-1)/n).
+
+
+@pytest.fixture(scope="module")
+def session():
+    from macros.catalog_loader import read_catalog
+    from macros.fitengine.browser import Session
+
+    data, problems = read_catalog()
+    assert not problems
+    return Session(json.dumps(data))
+
+
+def judged(session, kind: str, paste: str, node: str, locale: str = "en") -> dict:
+    reply = json.loads(session.check_json(kind, paste, node, locale, str))
+    return reply
+
+
+def verdict_codes(reply: dict) -> set[tuple[str, str]]:
+    return {(r["severity"], r["code"]) for r in reply["result"]["reasons"]}
+
+
+def _nvswitch_row(busbw: float, size: int = 8589934592, ranks: int = 8) -> str:
+    """One all_reduce_perf row whose time, algbw and busbw agree, as nccl-tests prints them."""
+    algbw = busbw / (2 * (ranks - 1) / ranks)
+    time_us = size / (algbw * 1e3)
+    figures = [f"{v:.2f}" if v < 1e12 else f"{v:.6e}" for v in (time_us, algbw, busbw)]  # %6.2f, or 1e300 in short
+    return f"{size} {size // 4} float sum -1 " + " ".join(figures) + " 0 " + " ".join(figures) + " 0"
+
+
+@pytest.mark.parametrize("speed", ["0.001", "1.000"])
+def test_nvlinks_far_below_their_rated_speed_are_a_fault(session, catalog, speed):
+    node = catalog.node("8x-h100-sxm")
+    links = expected_nvlinks(catalog, node)
+    reply = judged(session, "nvlink", _status(8, links, speed), node.id)
+    assert reply["result"]["verdict"] == "fault"
+    assert ("fault", "nv_gpu_no_link") in verdict_codes(reply)
+    assert ("ok", "nv_all_up") not in verdict_codes(reply)
+
+
+def test_a_link_at_half_its_rated_speed_is_slow_and_the_rated_speed_is_the_catalogs(session, catalog):
+    node = catalog.node("8x-h100-sxm")
+    rated = catalog.links["nvlink-4"].per_direction_gbps  # 25 GB/s per link (catalog/interconnects.yaml)
+    links = expected_nvlinks(catalog, node)
+    paste = _status(8, links).replace("Link 3: 26.562", f"Link 3: {rated / 2:.3f}", 1)
+    reply = judged(session, "nvlink", paste, node.id)
+    assert verdict_codes(reply) == {("warning", "nv_links_down")}
+    assert "GPU0: 17/18" in reply["result"]["reasons"][0]["text"]
+    # nvidia-smi's 26.562 GB/s for every link (its signalling rate, as public captures show) is up.
+    assert judged(session, "nvlink", _status(8, links), node.id)["result"]["verdict"] == "ok"
+
+
+def test_a_link_listed_twice_is_refused(session):
+    paste = "GPU 0: NVIDIA H100\n\t Link 0: 26.562 GB/s\n\t Link 0: 26.562 GB/s\n"
+    reply = judged(session, "nvlink", paste, "8x-h100-sxm")
+    assert not reply["ok"] and reply["code"] == "nvlink_link_twice" and reply["params"]["line"] == 3
+
+
+def test_the_out_of_bounds_footer_failed_is_a_fault(session):
+    paste = text(H100_RUN).replace("# Out of bounds values : 0 OK", "# Out of bounds values : 3 FAILED")
+    assert "3 FAILED" in paste
+    reply = judged(session, "allreduce", paste, "8x-h100-sxm")
+    assert reply["result"]["verdict"] == "fault"
+    assert ("fault", "ar_out_of_bounds") in verdict_codes(reply)
+
+
+def test_a_run_that_checked_nothing_is_not_ok(session):
+    lines = text(H100_RUN).split("\n")
+    unchecked = []
+    for line in lines:
+        tokens = line.split()
+        if len(tokens) == 13 and tokens[0].isdigit():
+            tokens[8] = tokens[12] = "N/A"  # -c 0: nccl-tests prints N/A for #wrong
+            line = " ".join(tokens)
+        unchecked.append(line)
+    reply = judged(session, "allreduce", "\n".join(unchecked), "8x-h100-sxm")
+    assert reply["result"]["verdict"] == "warning"
+    assert ("warning", "ar_unchecked") in verdict_codes(reply)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "code"),
+    [
+        (7, "999999.00", "allreduce_busbw_rows"),  # busbw edited (the run lists no ranks: its other rows say 8)
+        (7, "1e300", "allreduce_busbw_rows"),
+        (7, "700.00", "allreduce_busbw_rows"),  # 1.56 x the line rate: "healthy" on the old code
+        (6, "300.00", "allreduce_algbw_mismatch"),  # algbw no longer size / time
+        (5, "10.0", "allreduce_algbw_mismatch"),  # time edited
+        (1, "4", "allreduce_count_mismatch"),  # count x 4 bytes is not the size
+        (2, "banana", "allreduce_bad_type"),
+        (3, "none", "allreduce_not_reduction"),  # all_gather_perf's redop
+        (4, "0", "allreduce_root"),  # reduce_perf's root
+    ],
+)
+def test_a_row_that_all_reduce_perf_could_not_have_printed_is_refused_with_its_line(session, column, value, code):
+    paste = _replace_column(text(H100_RUN), column, value)
+    reply = judged(session, "allreduce", paste, "8x-h100-sxm")
+    assert not reply["ok"], reply
+    assert reply["code"] == code and reply["params"]["line"] == 7  # the first measurement row
+
+
+def test_a_busbw_the_listed_ranks_cannot_give_is_refused(session):
+    # The 2 x RTX 2080 Ti capture lists its two ranks: busbw must equal algbw (2 x 1/2).
+    paste = _replace_column(text("allreduce-2x-rtx2080ti-pcie-no-p2p.txt"), 7, "5.00")
+    reply = judged(session, "allreduce", paste, "2x-rtx-4090")
+    assert not reply["ok"] and reply["code"] == "allreduce_busbw_mismatch"
+    assert reply["params"]["ranks"] == 2 and reply["params"]["line"] == 11
+
+
+def test_another_collectives_output_is_refused():
+    # The header nccl-tests 2.17 and later print before the run (`Collective test starting`).
+    paste = "# Collective test starting: all_gather_perf\n" + text(H100_RUN)
+    with pytest.raises(EngineError, match="'all_gather_perf', not all_reduce_perf") as refused:
+        parse_allreduce(paste)
+    assert refused.value.code == "allreduce_other_test"
+
+
+@pytest.mark.parametrize("busbw", [900.0, 999_999.0, 1e300])
+def test_a_consistent_busbw_beyond_the_link_is_not_ok_even_on_nvswitch(session, catalog, busbw):
+    node = catalog.node("8x-h100-sxm")
+    assert catalog.topologies[node.topology].id == "nvswitch"
+    rate = catalog.gpus[node.gpu].nvlink.per_direction_gbps  # 450 GB/s per direction
+    assert busbw > 1.5 * rate
+    head = "# nThread 1 nGpus 8\n#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+    reply = judged(session, "allreduce", head + _nvswitch_row(busbw), node.id)
+    assert reply["ok"], reply
+    assert reply["result"]["verdict"] == "warning"
+    assert verdict_codes(reply) == {("warning", "ar_faster_than_link")}
+
+
+def test_the_ranks_a_run_shows_by_its_busbw_are_judged(session):
+    # A two-node run of 16 GPUs (nccl issue 1244): no rank lines, but busbw / algbw = 16.14 / 8.61
+    # = 1.875 = 2 x 15/16. On a node of 8 it is another machine's output.
+    reply = judged(session, "allreduce", text("allreduce-16x-h20-two-nodes.txt"), "8x-h100-sxm")
+    assert reply["result"]["ranks"] == 16
+    assert verdict_codes(reply) == {("fault", "ar_too_many")}
+
+
+def test_a_two_socket_node_whose_cards_share_one_socket_is_not_ok(session, catalog):
+    node = catalog.node("8x-rtx-4090")
+    assert node.sockets == 2 and node.count == 8
+    reply = judged(session, "topo", matrix(8, "PIX"), node.id)
+    assert reply["result"]["verdict"] == "warning"
+    assert ("warning", "topo_one_socket") in verdict_codes(reply)
+    assert ("ok", "topo_pcie_ok") not in verdict_codes(reply)
+    # The capture of that node (nccl-tests issue 307) shows SYS across its sockets: as promised.
+    reply = judged(session, "topo", text("topo-8x-rtx4090-pcie-two-sockets.txt"), node.id)
+    assert reply["result"]["verdict"] == "ok"
+
+
+def test_a_matrix_row_given_twice_is_refused_not_replaced(session):
+    paste = matrix(2, "NV18") + "\nGPU1\tSYS\tX\t0-47"
+    reply = judged(session, "topo", paste, "2x-h100-nvl")
+    assert not reply["ok"] and reply["code"] == "topo_row_twice" and reply["params"]["line"] == 4
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_the_new_judgements_read_in_both_locales(session, catalog, locale):
+    node = catalog.node("8x-h100-sxm")
+    pastes = [
+        ("nvlink", _status(8, expected_nvlinks(catalog, node), "0.001"), node.id),
+        ("allreduce", text(H100_RUN).replace(": 0 OK", ": 2 FAILED"), node.id),
+        ("topo", matrix(8, "PIX"), "8x-rtx-4090"),
+    ]
+    for kind, paste, node_id in pastes:
+        for reason in judged(session, kind, paste, node_id, locale)["result"]["reasons"]:
+            assert reason["text"] and "{" not in reason["text"]
+
+
+def test_the_command_line_refuses_an_edited_row_in_one_line(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text(_replace_column(text(H100_RUN), 7, "999999.00"), encoding="utf-8")
+    code, out, err = run_cli("allreduce", str(path), "--node", "8x-h100-sxm")
+    assert code == 2 and out == ""
+    assert err.startswith("error: line 7: busbw 999999 GB/s is not algbw") and err.count("\n") == 1
+
+
+def test_figures_too_coarse_to_tell_the_gpu_count_claim_none(catalog):
+    # 1 MiB in 16,265 us is 0.0645 GB/s, printed 0.06; a busbw printed 0.12 is 2(n-1)/n of it for
+    # any n from 10 to 32. No count is claimed: the run is judged as a group of the node's cards.
+    size = 1048576
+    figures = "16265 0.06 0.12 0 16265 0.06 0.12 0"
+    run = parse_allreduce(f"{size} {size // 4} float sum -1 {figures}\n")
+    assert run.ranks is None
+    health = check_allreduce(catalog, catalog.node("8x-h100-sxm"), run)
+    assert "ar_too_many" not in {code for _, code in codes(health)}

@@ -153,8 +153,12 @@ def test_the_measure_panels_expected_busbw_is_the_serving_models(catalog):
 
     node = catalog.node("8x-h100-sxm")
     head = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
-    for busbw, code in (("370.0", "ar_healthy"), ("1.8e306", "ar_faster_than_link")):
-        row = f"  1073741824 268435456 float sum -1 5000.0 214.75 {busbw} 0 5000.0 214.75 {busbw} 0\n"
+    # Rows as all_reduce_perf prints them on 8 GPUs: algbw = size / time, busbw = algbw x 2 x 7/8.
+    for time, algbw, busbw, code in (
+        ("5078.5", "211.43", "370.00", "ar_healthy"),
+        ("0.00", "1.0286e306", "1.8e306", "ar_faster_than_link"),
+    ):
+        row = f"  1073741824 268435456 float sum -1 {time} {algbw} {busbw} 0 {time} {algbw} {busbw} 0\n"
         health = check_allreduce(catalog, node, parse_allreduce(head + row))
         assert health.details["expected_busbw"] == pytest.approx(bus_bandwidth(group_link(catalog, node, 8)) / 1e9)
         assert [f.reason.code for f in health.findings] == [code]

@@ -137,6 +137,8 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
 
 
 LAYOUT_KEYS = ("tensor_parallel", "pipeline_parallel", "expert_parallel")
+# What an image or video model is refused: the serving runtime's settings and request lengths.
+IMAGE_REFUSED = ("input", "output", "runtime", "kv_cache", *LAYOUT_KEYS, "memory_utilization", "min_speed", "max_ttft")
 
 
 def _layout(request: dict[str, Any]) -> tuple[int, int, int] | None:
@@ -288,9 +290,21 @@ def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpr
         "min_tok_s": _fraction(request, "min_speed"),
         "max_ttft_s": _fraction(request, "max_ttft"),
     }
-    if isinstance(model_id, str) and model_id in catalog.diffusion:  # context and users do not apply
+    if isinstance(model_id, str) and model_id in catalog.diffusion:
+        # Context and users do not apply (the page's fields for them stay in the request, ignored);
+        # a setting of the serving runtime asked of a pipeline is refused, never silently dropped.
+        name = catalog.diffusion[model_id].name
+        for key in IMAGE_REFUSED:
+            if request.get(key) not in (None, ""):
+                raise EngineError(
+                    f"{key} does not apply to {shown(name, 60)}, an image or video model: its pipeline runs whole"
+                    " on one card, with no runtime, KV cache, request lengths or layout to choose",
+                    "image_option",
+                    key=key,
+                    model=name[:60],
+                )
         fits = tuple(r for r in fit_diffusion(catalog, model_id, str(fmt)) if node_id is None or r.node == node_id)
-        return Evaluation("diffusion", catalog.diffusion[model_id].name, nodes, fits, None, None)
+        return Evaluation("diffusion", name, nodes, fits, None, None)
     model = _model(catalog, request, model_id)
     if not isinstance(fmt, str):
         raise EngineError("choose a format", "no_format")

@@ -34,6 +34,7 @@ LIMITS = {
     "sliding_window": 100_000_000,
 }
 MAX_PARAMS = 100_000_000_000_000  # 100 trillion
+MIN_PARAMS = 1_000_000  # a million, as small as published language models go (TinyStories-1M)
 DEFAULT_CONTEXT = 131072
 
 _TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3", "gemma3_text")
@@ -351,8 +352,15 @@ def from_totals(
             raise EngineError(f"{key} must be a positive number, got {shown(value)}", "totals_positive", key=key)
         if isinstance(value, float) and not math.isfinite(value):
             raise EngineError(f"{key} must be a positive number, got {shown(value)}", "totals_positive", key=key)
-    if total > MAX_PARAMS:
-        raise EngineError(f"total must be at most {MAX_PARAMS:,} parameters, got {shown(total)}")
+    for key in ("total", "active"):
+        if not MIN_PARAMS <= values[key] <= MAX_PARAMS:
+            raise EngineError(
+                f"{key} must be from {MIN_PARAMS:,} to {MAX_PARAMS:,} parameters, got {shown(values[key])}",
+                "totals_range",
+                key=key,
+                minimum=MIN_PARAMS,
+                maximum=MAX_PARAMS,
+            )
     if active > total:
         raise EngineError(
             f"active parameters ({shown(active)}) cannot exceed the total ({shown(total)})", "active_exceeds_total"

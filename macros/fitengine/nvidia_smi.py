@@ -84,7 +84,7 @@ def parse_topo(text: str) -> Topology:
     if [int(c[3:]) for c in gpu_columns] != list(range(len(gpu_columns))):
         raise EngineError("expected GPU columns numbered GPU0, GPU1, … in order", "topo_gpu_order")
     rows: dict[str, list[str]] = {}
-    for line in lines[header_at + 1 :]:
+    for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
         tokens = line.split()
         if not tokens:
             continue
@@ -100,6 +100,13 @@ def parse_topo(text: str) -> Topology:
                 device=tokens[0][:20],
                 cells=len(cells),
                 columns=len(columns),
+            )
+        if tokens[0] in rows:  # two pastes run together, or an edit: which row is the machine's?
+            raise EngineError(
+                f"line {number}: a second row for {tokens[0]}; paste one matrix",
+                "topo_row_twice",
+                line=number,
+                device=tokens[0],
             )
         rows[tokens[0]] = cells
     missing = [c for c in gpu_columns if c not in rows]
@@ -174,6 +181,7 @@ def parse_nvlink_status(text: str) -> NvLinkStatus:
     if not isinstance(text, str) or not text.strip():
         raise EngineError("expected the output of `nvidia-smi nvlink --status`; the paste is empty", "nvlink_empty")
     links: dict[int, list[float | None]] = {}
+    numbered: set[str] = set()  # the link numbers of the current GPU
     current: int | None = None
     for number, line in enumerate(_lines(text), start=1):
         stripped = line.strip()
@@ -195,6 +203,7 @@ def parse_nvlink_status(text: str) -> NvLinkStatus:
                     f"line {number}: GPU {current} is listed twice", "nvlink_gpu_twice", line=number, gpu=current
                 )
             links[current] = []
+            numbered = set()
             continue
         if current is None or not _LINK_START.match(stripped):
             continue
@@ -206,6 +215,15 @@ def parse_nvlink_status(text: str) -> NvLinkStatus:
                 line=number,
                 text=stripped[:40],
             )
+        if link.group(1).lstrip("0") in numbered:
+            raise EngineError(
+                f"line {number}: GPU {current} lists Link {link.group(1)} twice",
+                "nvlink_link_twice",
+                line=number,
+                gpu=current,
+                link=link.group(1),
+            )
+        numbered.add(link.group(1).lstrip("0"))
         links[current].append(float(link.group(2)) if link.group(2) else None)
     if not links:
         raise EngineError(

@@ -254,11 +254,17 @@ class Configurator {
   request() {
     let ok = true;
     const request = { format: this.form.format.value };
+    // An image or video model has no context, users, runtime, KV cache or layout to choose: those
+    // fields are hidden while it is chosen, and ignored (what they hold never blocks its answer).
+    const diffusion = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
     for (const name of ["context", "concurrency"]) {
       const input = this.form[name];
       const min = Number(input.min), max = Number(input.max); // the form's own limits
       const value = wholeIn(input.value, min, max);
-      if (value === null) {
+      if (value === null && diffusion) {
+        this.fieldError(name, "");
+        request[name] = Number(this.root.dataset[name === "context" ? "defaultContext" : "defaultConcurrency"]);
+      } else if (value === null) {
         this.fieldError(name, this.t.out_of_range.replace("{min}", this.f.number(min, 0)).replace("{max}", this.f.number(max, 0)));
         ok = false;
       } else {
@@ -266,9 +272,8 @@ class Configurator {
         request[name] = value;
       }
     }
-    // An image or video model has no target: its fields are ignored (hidden), never blocking.
-    const image = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
-    for (const name of image ? [] : TARGET_FIELDS) {
+    // Nor a target: its fields are ignored too.
+    for (const name of diffusion ? [] : TARGET_FIELDS) {
       const input = this.form[name];
       const min = Number(input.min), max = Number(input.max);
       const value = decimalIn(input.value, min, max);
@@ -282,12 +287,10 @@ class Configurator {
     }
     for (const name of OPTIONS) {
       const value = this.form[name] ? this.form[name].value : "";
-      if (value && value !== "auto") request[name] = value;
+      if (value && value !== "auto" && !diffusion) request[name] = value;
     }
     const model = this.form.model.value;
     this.custom.hidden = model !== "custom";
-    // An image or video model has no context, users, runtime, KV cache or layout to choose.
-    const diffusion = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
     for (const name of ["context", "concurrency", ...TARGET_FIELDS, "runtime", "kv_cache"]) {
       const field = this.form[name].closest(".configurator__field");
       if (field.hidden !== diffusion) field.hidden = diffusion;
