@@ -23,6 +23,7 @@ from macros.fitengine import (
     render,
     weight_bytes,
 )
+from macros.fitengine.fit import MAX_CONCURRENCY
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import LABELS, UNMAPPED
 from macros.locale_format import UNITS, Formatter
@@ -576,13 +577,14 @@ class GuideMacros:
                     )
         return _table([t["gpu"], t["value"], "", t["source"]], rows)
 
-    def format_table(self, model_id: str) -> str:
-        """One model in every format: bits per weight, weights, cheapest node on one card and at all."""
+    def format_table(self, model_id: str, users: int = 1) -> str:
+        """One model in every format: bits per weight, weights, and the cheapest node that serves
+        `users` users within the target, on one card and at all."""
         t, c = self.t, self.catalog
         model = c.llms[model_id]
         rows = []
         for fmt in c.formats.values():
-            fits = self._fit_all(model_id, fmt.id)
+            fits = self._fit_all(model_id, fmt.id, concurrency=users)
             rows.append(
                 [
                     fmt.name,
@@ -592,18 +594,26 @@ class GuideMacros:
                     self._cheapest(fits, single=False),
                 ]
             )
-        return _table([t["format"], t["bits"], t["weights"], t["cheapest_single"], t["cheapest_any"]], rows)
+        header = [
+            t["format"],
+            t["bits"],
+            t["weights"],
+            self._at(t["cheapest_single"], users),
+            self._at(t["cheapest_any"], users),
+        ]
+        return _table(header, rows)
 
-    def moe_table(self, *model_ids: str, fmt_id: str | None = None) -> str:
+    def moe_table(self, *model_ids: str, fmt_id: str | None = None, users: int = 1) -> str:
         """MoE models, each in `fmt_id` or in the format it is published in: total parameters pick
-        the machine, active ones (the output head included, read at every token) the speed."""
+        the machine, active ones (the output head included, read at every token) the speed; the
+        cheapest node that serves `users` users within the target."""
         t, c = self.t, self.catalog
         rows = []
         for model_id in model_ids:
             model = c.llms[model_id]
             fmt = c.formats[fmt_id or model.native_format]
             p = model.params
-            fits = self._fit_all(model_id, fmt.id)
+            fits = self._fit_all(model_id, fmt.id, concurrency=users)
             rows.append(
                 [
                     model.name,
@@ -614,7 +624,14 @@ class GuideMacros:
                     self._cheapest(fits, single=False),
                 ]
             )
-        header = [t["model"], t["total_params"], t["active_params"], t["format"], t["weights"], t["cheapest_any"]]
+        header = [
+            t["model"],
+            t["total_params"],
+            t["active_params"],
+            t["format"],
+            t["weights"],
+            self._at(t["cheapest_any"], users),
+        ]
         return _table(header, rows)
 
     def diffusion_table(self, fmt_id: str = "bf16") -> str:
@@ -858,14 +875,15 @@ class GuideMacros:
         header = [t["format"], t["runtime"], t["native_on"], t["weight_only_on"], t["moe_weight_only"]]
         return _table(header, rows)
 
-    def moe_format_table(self, model_id: str, *fmt_ids: str) -> str:
-        """An MoE model in each format: the cheapest node that serves it, its layout, speed and price."""
+    def moe_format_table(self, model_id: str, *fmt_ids: str, users: int = 1) -> str:
+        """An MoE model in each format: the cheapest node that serves `users` users within the
+        target, its layout, speed and price."""
         t, c = self.t, self.catalog
         model = c.llms[model_id]
         rows = []
         for fmt_id in fmt_ids:
             fmt = c.formats[fmt_id]
-            best = self._cheapest_fit(self._fit_all(model_id, fmt_id))
+            best = self._cheapest_fit(self._fit_all(model_id, fmt_id, concurrency=users))
             rows.append(
                 [
                     fmt.name,
@@ -881,16 +899,16 @@ class GuideMacros:
         header = [
             t["format"],
             t["weights"],
-            t["cheapest_any"],
+            self._at(t["cheapest_any"], users),
             t["layout"],
-            f"{t['floor_allreduce']}, {self.users(1)}",
+            f"{t['floor_allreduce']}, {self.users(users)}",
             t["best_per_mtok"],
         ]
         return _table(header, rows)
 
-    def cheapest_node(self, model_id: str, fmt_id: str) -> str:
-        """The cheapest node that holds the model in the format, with its monthly price."""
-        return self._cheapest(self._fit_all(model_id, fmt_id), single=False)
+    def cheapest_node(self, model_id: str, fmt_id: str, users: int = 1) -> str:
+        """The cheapest node that serves `users` users of the model in the format within the target, with its monthly price."""
+        return self._cheapest(self._fit_all(model_id, fmt_id, concurrency=users), single=False)
 
     def expert_table(self, model_id: str, fmt_id: str, users: int, *node_ids: str) -> str:
         """Tensor parallelism alone against experts spread whole over the cards (expert parallelism)."""
@@ -1143,26 +1161,34 @@ class GuideMacros:
 
     def api_breakeven(self, price_id: str, fmt_id: str, node_id: str, part: str = "tokens") -> str:
         """One figure of the break-even: `tokens` (millions a month), `rate` (tok/s) or `users`."""
-        tokens, rate, users, peak = self._breakeven(price_id, fmt_id, node_id)
+        tokens, rate, users, peak, at = self._breakeven(price_id, fmt_id, node_id)
         if part == "tokens":
             return self.fmt.number(tokens)
         if part == "rate":
             return self._tok(rate)
-        return self.fmt.number(users) if users else self.t["be_never"].format(rate=self._tok(peak))
+        return self._be_users(users, peak, at)
+
+    def _be_users(self, users: int, peak: float, at: NodeFit | None) -> str:
+        """The users a break-even takes, or why the node never reaches it within the target."""
+        if not users or at is None:
+            return self.t["be_never"].format(rate=self._tok(peak))
+        if not at.meets_target:
+            return self.t["be_never_target"].format(users=self.users(users), speed=self._tok(at.decode_tok_s_per_user))
+        return self.fmt.number(users)
 
     def api_breakeven_table(self, price_id: str, fmt_id: str, *node_ids: str) -> str:
         """Where each node starts costing less than the API: tokens a month, the rate, the users it takes."""
         t, c = self.t, self.catalog
         rows = []
         for node_id in node_ids:
-            tokens, rate, users, peak = self._breakeven(price_id, fmt_id, node_id)
+            tokens, rate, users, peak, at = self._breakeven(price_id, fmt_id, node_id)
             rows.append(
                 [
                     code(node_id),
                     f"{self.fmt.usd(c.node(node_id).price_month_usd)}{t['per_month']}",
                     self.fmt.number(tokens),
                     self._tok(rate),
-                    self.fmt.number(users) if users else t["be_never"].format(rate=self._tok(peak)),
+                    self._be_users(users, peak, at),
                 ]
             )
         return _table([t["node"], t["price_month"], t["be_tokens"], t["be_rate"], t["be_users"]], rows)
@@ -1175,10 +1201,11 @@ class GuideMacros:
         price, a = self._api(price_id), self.catalog.assumptions
         return price["output"]["value"] + price["input"]["value"] * a.default_input_tokens / a.default_output_tokens
 
-    def _breakeven(self, price_id: str, fmt_id: str, node_id: str) -> tuple[float, float, int, float]:
-        """Millions of output tokens a month above which the node costs less than the API, the
-        average tok/s that is, the fewest users at once whose node total reaches it (0: none does),
-        and the node's highest total."""
+    def _breakeven(self, price_id: str, fmt_id: str, node_id: str) -> tuple[float, float, int, float, NodeFit | None]:
+        """Millions of output tokens a month above which the node costs less than the API for the
+        same workload (its prompts billed at the API's input rate), the average tok/s that is, the
+        fewest users at once whose node total reaches it (0: none does), the node's highest total,
+        and the node's answer at those users (None when none reaches it)."""
         c = self.catalog
         model_id = self._api(price_id)["model"]
         node = c.node(node_id)
@@ -1187,8 +1214,8 @@ class GuideMacros:
         fit = self._fit(model_id, fmt_id)[node_id]
         if fit.verdict == "none":
             raise ValueError(f"{model_id} in {fmt_id} does not fit {node_id}: it has no break-even with an API")
-        users, total = self._fewest_users(model_id, fmt_id, node_id, fit.max_concurrency, rate)
-        return tokens, rate, users, total
+        users, total = self._fewest_users(model_id, fmt_id, node_id, MAX_CONCURRENCY, rate)
+        return tokens, rate, users, total, self._one(model_id, fmt_id, node_id, users) if users else None
 
     def _fewest_users(self, model_id: str, fmt_id: str, node_id: str, most: int, rate: float) -> tuple[int, float]:
         """The fewest users (1 to `most`) whose node total reaches `rate` and that total; or 0
@@ -1196,10 +1223,9 @@ class GuideMacros:
 
         Asking each count in turn took hundreds of engine calls a table; this halves ranges on
         two properties of the engine's fit (macros/fitengine/fit.py), checked as it reads:
-        - the layout is the first accepted one that holds ceil(users / replicas) users each, and
-          a layout that holds more users holds fewer, so as users grow the layout only moves
-          along that list: the same layout (and replicas) at both ends of a range means the
-          same layout throughout;
+        - as users grow, the layout chosen moves from the one that serves few users fastest to
+          ones with more replicas, and does not come back: the same layout (and replicas) at
+          both ends of a range means the same layout throughout;
         - on one layout, one more user adds one to a single replica's batch b, whose total is
           output / (output x step(b) / b + prefill); a decode step's time per sequence,
           step(b) / b, does not grow with b (memory read, compute, collectives and fixed cost
@@ -1346,8 +1372,13 @@ class GuideMacros:
             users=self.fmt.number(r.best_concurrency),
         )
 
+    def _at(self, label: str, users: int) -> str:
+        """A column's label and the load its figures are for."""
+        return f"{label}, {self.users(users)}"
+
     def _cheapest_fit(self, fits: list[NodeFit]) -> NodeFit | None:
-        candidates = [r for r in fits if r.verdict != "none"]
+        """The cheapest node within the target (never one the engine's own figures say misses it)."""
+        candidates = [r for r in fits if r.verdict != "none" and r.meets_target]
         return min(candidates, key=lambda r: r.price_month_usd) if candidates else None
 
     def _one_and_many(
@@ -1368,7 +1399,10 @@ class GuideMacros:
         )
 
     def _cheapest(self, fits: list[NodeFit], single: bool) -> str:
-        candidates = [r for r in fits if r.verdict == "single" or (not single and r.verdict == "split")]
+        """The cheapest node within the target, on one card (`single`) or at all."""
+        candidates = [
+            r for r in fits if r.meets_target and (r.verdict == "single" or (not single and r.verdict == "split"))
+        ]
         if not candidates:
             return self.t["none_fits"]
         best = min(candidates, key=lambda r: r.price_month_usd)

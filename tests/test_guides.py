@@ -201,67 +201,46 @@ def test_nvlink_labels_follow_each_topology(site, catalog, locale):
     assert f"<code>NV{expected_nvlinks(catalog, catalog.node('8x-h100-sxm'))}</code>" not in four
 
 
+def _within(catalog, r):
+    """The catalog's default target, restated: the speed per user and the first token it asks for."""
+    a = catalog.assumptions
+    return r.verdict != "none" and r.decode_tok_s_per_user >= a.target_tok_s and r.ttft_s <= a.target_ttft_s
+
+
+def _cheapest_within(catalog, model, fmt, users):
+    fits = [r for r in fit_all(catalog, workload(catalog, model, fmt, concurrency=users)) if _within(catalog, r)]
+    return min(fits, key=lambda r: r.price_month_usd)
+
+
 @pytest.mark.parametrize("locale", LOCALES)
 def test_moe_guide_names_the_cheapest_node_per_format(site, catalog, locale):
     html = _guide(site, locale, "moe")
-    for model, formats in (("deepseek-v3", ("fp8", "awq-int4", "gguf-q4_k_m")), ("gpt-oss-120b", ("mxfp4", "bf16"))):
+    for model, formats, users in (
+        ("deepseek-v3", ("fp8", "awq-int4"), 64),
+        ("gpt-oss-120b", ("mxfp4", "bf16"), 1),
+    ):
         for fmt in formats:
-            fits = [r for r in fit_all(catalog, workload(catalog, model, fmt)) if r.verdict != "none"]
-            best = min(fits, key=lambda r: r.price_month_usd)
+            best = _cheapest_within(catalog, model, fmt, users)
             name = catalog.formats[fmt].name
             rows = [r for r in _rows(html) if f"<td>{name}</td>" in r and f"<code>{best.node}</code>" in r]
             assert rows, (model, fmt, best.node)
+    # The page's claims: eight RTX PRO 6000 hold DeepSeek V3 in FP8 and 4-bit but miss the target
+    # for 64 users; in 4-bit a cheaper node serves them within it.
+    trap = catalog.node("8x-rtx-pro-6000")
+    for fmt in ("fp8", "awq-int4"):
+        r = fit_node(catalog, workload(catalog, "deepseek-v3", fmt, concurrency=64), trap)
+        assert r.verdict != "none" and not _within(catalog, r), fmt
+    fp8, awq = (_cheapest_within(catalog, "deepseek-v3", f, 64) for f in ("fp8", "awq-int4"))
+    assert awq.price_month_usd < fp8.price_month_usd
+    assert awq.best_usd_per_million_output_tokens < fp8.best_usd_per_million_output_tokens
     # gpt-oss-120b is published in MXFP4 to run on one 80 GB card (openai/gpt-oss-120b model card).
     fits = [r for r in fit_all(catalog, workload(catalog, "gpt-oss-120b", "mxfp4")) if r.verdict == "single"]
     assert any(catalog.gpus[catalog.node(r.node).gpu].memory_sold_gb <= 80 for r in fits)
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_quantization_guide_has_a_speed_column_and_names_each_runtime(site, catalog, locale):
-    html = _guide(site, locale, "quantization")
-    t = LABELS[locale]
-    per_user = f"{t['floor_allreduce']}, {t['at_users_one']}"
-    header = next(r for r in _rows(html) if per_user in r and "<th" in r)
-    assert t["runtime"] in header
-    speeds = {}
-    for fmt in catalog.formats.values():
-        row = next(r for r in _rows(html) if f"<td>{fmt.name}</td>" in r and "tok/s" in r)
-        runtime = catalog.runtimes[fmt.runtime].name
-        assert f"<td>{runtime}</td>" in row, fmt.id
-        speeds[fmt.id] = float(re.search(r"([\d\u202f]+)\u00a0tok/s", row).group(1).replace(NNBSP, ""))
-    # The page's claims, held to the engine: for one user, every vLLM format takes the whole node
-    # and the lighter weights answer faster; at 32 users, FP8 (computed on FP8 tensor cores) makes
-    # more than the 4-bit weight-only formats and is the cheapest within the target.
-    node = catalog.node("4x-h100-sxm")
-    one = {
-        f: fit_node(catalog, workload(catalog, "llama-3.3-70b", f, concurrency=1), node)
-        for f in ("bf16", "fp8", "awq-int4")
-    }
-    assert {r.cards_used for r in one.values()} == {node.count}
-    assert speeds["awq-int4"] > speeds["fp8"] > speeds["bf16"]
-    many = {f: fit_node(catalog, workload(catalog, "llama-3.3-70b", f, concurrency=32), node) for f in catalog.formats}
-    assert many["fp8"].decode_tok_s_total > max(many[f].decode_tok_s_total for f in ("awq-int4", "gptq-int4", "nf4"))
-    within = [r for r in many.values() if r.best_usd_per_million_output_tokens is not None]
-    assert min(within, key=lambda r: r.best_usd_per_million_output_tokens) is many["fp8"]
-
-
-@pytest.mark.parametrize("locale", LOCALES)
-@pytest.mark.parametrize("key", ("nvlink", "quantization", "moe", "image-video"))
-def test_per_user_figures_say_how_many_users(site, locale, key):
-    t = LABELS[locale]
-    html = _guide(site, locale, key)
-    users = re.compile(t["at_users"].replace("{n}", r"[\d\u202f,]+") + "|" + t["at_users_one"])
-    for header in re.findall(r"<th[^>]*>(.*?)</th>", html):
-        if header.startswith((t["floor_allreduce"], t["total_speed"], t["per_mtok_out"], t["ttft"])):
-            assert users.search(header), (key, header)
-
-
 def test_the_moe_guide_follows_the_catalog(tmp_path, catalog_copy, site, catalog):
     """Raise the cheapest DeepSeek V3 node's price: the MoE page shows the new price."""
-    best = min(
-        (r for r in fit_all(catalog, workload(catalog, "deepseek-v3", "awq-int4")) if r.verdict != "none"),
-        key=lambda r: r.price_month_usd,
-    )
+    best = _cheapest_within(catalog, "deepseek-v3", "awq-int4", 64)
     old = int(catalog.node(best.node).price_month_usd)
     new = old + 111
     nodes = catalog_copy / "nodes.yaml"

@@ -228,4 +228,4 @@ def test_the_command_line_takes_the_target_and_says_what_it_recommends(catalog):
         [sys.executable, "-m", "macros.fitengine", "fit", "--model", "flux.1-dev", "--format", "bf16", "--min-speed", "9"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert out.returncode == 2 and "--min-speed does not apply to FLUX.1-dev" in out.stderr
+    assert out.returncode == 2 and f"--min-speed does not apply to {catalog.diffusion['flux.1-dev'].name}" in out.stderr

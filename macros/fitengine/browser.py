@@ -43,7 +43,7 @@ class Session:
 
     def answer_json(self, request_json: str, locale: str, number: Number) -> str:
         """The engine's answer to a configurator request, as JSON."""
-        return _reply(lambda: answer(self.catalog, json.loads(request_json), locale, self.number or number))
+        return _reply(lambda: answer(self.catalog, _request(request_json), locale, self.number or number))
 
     def warm_requests_json(self) -> str:
         """Questions for the worker to answer, unseen, once it is ready, as JSON.
@@ -77,6 +77,15 @@ class Session:
     def check_json(self, kind: str, text: str, node: str, locale: str, number: Number) -> str:
         """The engine's judgement of a pasted measurement, as JSON."""
         return _reply(lambda: check_measurement(self.catalog, kind, text, node, locale, self.number or number))
+
+
+def _request(text: str) -> Any:
+    """A request's JSON text, read; what JSON cannot hold as Python (a number of thousands of
+    digits, nesting deeper than the interpreter goes) is refused with the engine's own error."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise EngineError(f"the request is not JSON the engine can read: {str(error).split(':')[0]}") from None
 
 
 def _reply(work: Callable[[], Any]) -> str:
