@@ -229,3 +229,20 @@ def test_the_command_line_takes_the_target_and_says_what_it_recommends(catalog):
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert out.returncode == 2 and f"--min-speed does not apply to {catalog.diffusion['flux.1-dev'].name}" in out.stderr
+
+
+def test_each_row_says_whether_it_meets_the_target_and_why_its_layout(catalog):
+    request = {"model": "llama-3.3-70b", "format": "fp8", "concurrency": 64, "node": "8x-h100-sxm"}
+    (row,) = raw_answer(catalog, request)["rows"]
+    codes = [n["code"] for n in row["notes"]]
+    assert ("target_met" in codes) == row["meets_target"] and ("target_missed" in codes) != row["meets_target"]
+    assert "layout_best" in codes
+    # A forced layout was not chosen: its row says where it stands, not why it was taken.
+    (forced,) = raw_answer(catalog, {**request, "tensor_parallel": 2})["rows"]
+    forced_codes = [n["code"] for n in forced["notes"]]
+    assert {"layout_best", "layout_closest"}.isdisjoint(forced_codes)
+    assert {"target_met", "target_missed"} & set(forced_codes)
+    # Out of reach, the row says it misses the target and that its layout comes closest.
+    (slow,) = raw_answer(catalog, {**request, "concurrency": 4000})["rows"]
+    assert not slow["meets_target"]
+    assert {"target_missed", "layout_closest"} <= {n["code"] for n in slow["notes"]}

@@ -595,6 +595,17 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
             *notes,
             Reason("queued", {"admitted": admitted * replicas, "users": users, "queue": figures["queue_s"]}),
         )
+    if work.min_tok_s is not None and work.max_ttft_s is not None:
+        target = {
+            "speed": figures["decode_tok_s_per_user"],
+            "min": float(work.min_tok_s),
+            "ttft": figures["ttft_s"],
+            "max": float(work.max_ttft_s),
+        }
+        notes = (*notes, Reason("target_met" if figures["meets_target"] else "target_missed", target))
+        if work.layout is None and len(servings) > 1:
+            code = "layout_best" if figures["meets_target"] else "layout_closest"
+            notes = (*notes, Reason(code, {"layouts": len(servings)}))
     return result(
         verdict,
         layout,
