@@ -6,6 +6,7 @@ Every number comes from the catalog through the engine and is formatted for the 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from html import escape
 from itertools import pairwise
@@ -647,7 +648,7 @@ class GuideMacros:
             rows.append(
                 [
                     model.name,
-                    entry.get("resolution", "").replace(" x ", " × "),
+                    self._resolution(entry.get("resolution", "")),
                     self.fmt.unit(need, "GB", 1) if need else "—",
                     self._diffusion_node(cheapest),
                     self._diffusion_node(best, per_work=True),
@@ -1079,7 +1080,7 @@ class GuideMacros:
             measure = markup(
                 "{}, {}, {}, {}",
                 timing["published_model"],
-                timing["resolution"].replace(" x ", " × "),
+                self._resolution(timing["resolution"]),
                 t["img_steps"].format(steps=self.fmt.number(timing["steps"])),
                 c.formats[timing["format"]].name,
             )
@@ -1371,6 +1372,11 @@ class GuideMacros:
             price=self.fmt.usd(r.best_usd_per_million_output_tokens, cents=True),
             users=self.fmt.number(r.best_concurrency),
         )
+
+    def _resolution(self, text: str) -> str:
+        """A catalog resolution ("832 x 480, 5 s") as a page writes it: a times sign, and a
+        duration joined to its unit by a no-break space."""
+        return re.sub(r"(\d) s\b", "\\1\u00a0s", text.replace(" x ", " × "))
 
     def _at(self, label: str, users: int) -> str:
         """A column's label and the load its figures are for."""
