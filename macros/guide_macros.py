@@ -479,8 +479,8 @@ class GuideMacros:
                 ratio = "—"
             else:
                 unit = t["val_unit_" + ("ttft" if check.measure == "ttft_ms" else "speed")]
-                published = f"{self.fmt.number(float(check.published), 1)} {unit}"
-                engine = f"{self.fmt.number(check.engine, 1)} {unit}" if check.engine is not None else "—"
+                published = _with_unit(self.fmt.number(float(check.published), 1), unit)
+                engine = _with_unit(self.fmt.number(check.engine, 1), unit) if check.engine is not None else "—"
                 ratio = self.fmt.number(check.ratio, 2) if check.ratio is not None else "—"
             rows.append(
                 [

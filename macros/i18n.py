@@ -875,7 +875,7 @@ UNMAPPED: dict[str, dict[str, str]] = {
         "gptfast-l31-8b-bf16-a100-tp1": "gpt-fast (PyTorch torch.compile, un seul flux) est un environnement que le moteur ne modélise pas",
         "lcpp-mixtral-q5km-h100": "GGUF Q5_K_M n’est pas un format du catalogue, et la variante de H100 (PCIe, SXM ou NVL) n’est pas précisée",
         "vllm2069-mixtral-a100-early": "vLLM de décembre 2023 exécutait Mixtral avec MegaBlocks\u202f; avec ses noyaux MoE fusionnés (mars 2024), la même configuration A100 en TP 2 décode environ sept fois plus vite",
-        "trtllm6294-l31-8b-fp8-h100-repro": "concurrence non précisée\u202f: 30\u202f000 requêtes en file à la fois, 0,54 tok/s par utilisateur\u202f; le ticket d’où elle vient la situe quatre fois sous le tableau de TensorRT-LLM pour la même configuration",
+        "trtllm6294-l31-8b-fp8-h100-repro": "concurrence non précisée\u202f: 30\u202f000 requêtes en file à la fois, 0,54\u00a0tok/s par utilisateur\u202f; le ticket d’où elle vient la situe quatre fois sous le tableau de TensorRT-LLM pour la même configuration",
         "trtperf-l33-70b-b200-tp1-fp4": "NVFP4 n’est pas un format du catalogue",
         "trtperf-qwen3-30b-a3b-rtxpro6000-tp1": "NVFP4 n’est pas un format du catalogue",
         "club3090-851-2x5090-qwen36-35b-a3b-ttft90k": "MoE à attention linéaire hybride (couches Gated DeltaNet), une architecture que le moteur ne modélise pas",
