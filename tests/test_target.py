@@ -145,8 +145,8 @@ def test_the_bands_are_the_validations_for_the_rows_setup(catalog):
     tpot, ttft = judged[name]["tpot"], judged[name]["ttft"]
     assert row["speed_band"] == [tpot["p10"], tpot["p90"]]
     assert row["ttft_band"] == pytest.approx([1 / ttft["p90"], 1 / ttft["p10"]])
-    # The engine errs on the slow side: measured speeds were at or above its figure.
-    assert row["speed_band"][0] >= 1 or tpot["p10"] < 1
+    # The engine errs on the slow side: nine measured speeds in ten were at or above its figure.
+    assert row["speed_band"][0] >= 1
     gguf = raw_answer(catalog, {"model": "llama-3.3-70b", "format": "gguf-q4_k_m", "node": "1x-h100-nvl"})
     (row,) = gguf["rows"]
     assert row["runtime"] != BAND["covers"]["runtime"]

@@ -761,29 +761,29 @@ def _most_at_target(work: Workload, sizing: _Sizing, serving: Serving) -> int:
     """
     admitted = min(sizing.in_flight(serving.layout), MAX_CONCURRENCY)
 
-    def miss(batch: int) -> float:
-        steady = _load(serving, work, sizing, batch).steady
-        return -1.0 if work.meets(steady.tpot_s, steady.ttft_s) else work.shortfall(steady.tpot_s, steady.ttft_s)
+    def steady(batch: int) -> Steady:
+        return _load(serving, work, sizing, batch).steady
 
-    if admitted < 1 or miss(1) >= 0:
+    def within(batch: int) -> bool:  # the row's own test (meets_target)
+        return work.meets(steady(batch).tpot_s, steady(batch).ttft_s)
+
+    def gap(batch: int) -> float:  # how far from the edge: what the false position reads
+        return work.shortfall(steady(batch).tpot_s, steady(batch).ttft_s) - 1
+
+    if admitted < 1 or not within(1):
         return 0
-    if miss(admitted) < 0:
-        edge = _load(serving, work, sizing, admitted).steady
+    if within(admitted):
+        edge = steady(admitted)
         if work.max_ttft_s is None:
             return MAX_CONCURRENCY
         more = int((work.max_ttft_s - edge.ttft_s) * admitted / edge.cycle_s) if edge.cycle_s > 0 else 0
         most = min(MAX_CONCURRENCY, admitted + max(0, more))
-        while most > admitted and miss(most) >= 0:  # float rounding at the edge
+        while most > admitted and not within(most):  # float rounding at the edge
             most -= 1
         return most
-
-    # Bracket [lo, hi]: lo within the target, hi not. The miss is read as a line between them
-    # (shortfall - 1, with a met point counted at its own shortfall), the Illinois rule halving
-    # the side that stays; a bisection step whenever the guess falls on an end.
-    def gap(batch: int) -> float:
-        steady = _load(serving, work, sizing, batch).steady
-        return work.shortfall(steady.tpot_s, steady.ttft_s) - 1
-
+    # Bracket [lo, hi]: lo within the target, hi not. The gap is read as a line between them,
+    # the Illinois rule halving the side that stays; a bisection step whenever the guess falls
+    # on an end.
     lo, hi = 1, admitted
     g_lo, g_hi = gap(lo), gap(hi)
     side = 0
@@ -791,7 +791,7 @@ def _most_at_target(work: Workload, sizing: _Sizing, serving: Serving) -> int:
         guess = lo + round((hi - lo) * -g_lo / (g_hi - g_lo)) if g_hi > g_lo else (lo + hi) // 2
         if not lo < guess < hi:
             guess = (lo + hi) // 2
-        if miss(guess) < 0:
+        if within(guess):
             lo, g_lo = guess, gap(guess)
             if side == 1:
                 g_hi /= 2
