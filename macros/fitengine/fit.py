@@ -308,7 +308,6 @@ class _Sizing:
         self._fp8_kv: _Sizing | None = None
         self._kv: dict[tuple[int, int, int], float] = {}
         self._most: dict[tuple[object, ...], int] = {}
-        self.loads: dict[tuple[object, ...], _Load] = {}  # shared by the nodes of this card
         self.servings: dict[tuple[object, ...], Serving] = {}
         # The layouts tried on a node of n cards and why each is refused: the same for every card
         # (fit_all hands its sizings one dict).
@@ -360,6 +359,13 @@ class _Sizing:
     def in_flight(self, layout: Layout) -> int:
         """Requests one replica admits at once: the runtime's sequence cap, and what its KV cache
         holds at the workload's lengths (0 when not even one request of the longest context fits)."""
+        key = ("in_flight", layout)
+        admitted = self._most.get(key)
+        if admitted is None:
+            admitted = self._most[key] = self._in_flight(layout)
+        return admitted
+
+    def _in_flight(self, layout: Layout) -> int:
         if self.most_sequences(layout, self.work.context) < 1:
             return 0
         cap = max_sequences(self.runtime, self.gpu)
@@ -694,12 +700,13 @@ class _Load:
 
 
 def _load(serving: Serving, work: Workload, sizing: _Sizing, batch: int, communicate: bool = True) -> _Load:
-    key = (serving.layout, serving.tp_link, serving.pp_link, batch, communicate)
-    load = sizing.loads.get(key)
+    # Kept on the replica's own model, which the nodes of this card share (sizing.servings).
+    key = ("load", batch, communicate)
+    load = serving._memo.get(key)
     if load is None:
         admitted = sizing.in_flight(serving.layout)
         steady = serving.steady(batch, admitted, work.input_tokens, work.output_tokens, communicate)
-        load = sizing.loads[key] = _Load(steady)
+        load = serving._memo[key] = _Load(steady)
     return load
 
 

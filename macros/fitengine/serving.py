@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import pairwise
+from typing import NamedTuple
 
 from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
@@ -63,9 +64,8 @@ class Steady:
     cycle_s: float
 
 
-@dataclass(frozen=True)
-class Step:
-    """One step's time and its parts, in seconds."""
+class Step(NamedTuple):
+    """One step's time and its parts, in seconds (a tuple: thousands are made per answer)."""
 
     seconds: float
     memory: float
@@ -97,7 +97,7 @@ class Serving:
     tp_link: GroupLink | None
     pp_link: GroupLink | None
     compute_tflops: float
-    _memo: dict[tuple[object, ...], float] = field(default_factory=dict, compare=False, repr=False)
+    _memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def _weights(self) -> tuple[float, float, float]:
@@ -119,22 +119,29 @@ class Serving:
         """A step processing `tokens` tokens of `sequences` sequences that reads `kv_read` bytes of
         KV cache per card (all stages) and attends over `attended` token pairs (summed over them).
         """
-        arch, lay, rt = self.arch, self.layout, self.runtime
-        weights = self.weights_read(tokens)
-        kv = kv_read
-        memory = (weights / lay.tp + kv) / (self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency)
+        bandwidth, throughput, per_pair, fixed = self._step_terms
+        memory = (self.weights_read(tokens) / self.layout.tp + kv_read) / bandwidth
         matmul = 2 * (self.params.active - self.params.embeddings) * tokens
-        work = (matmul + 4 * arch.heads * self._attention_dim() * attended * self._attending_layers()) / lay.tp
-        compute = work / (self.compute_tflops * 1e12 * rt.compute_efficiency)
+        compute = (matmul + per_pair * attended) / self.layout.tp / throughput
         comm = self._communication(tokens) if communicate else 0.0
+        fixed += sequences * self.runtime.sequence_overhead_s
+        return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
+
+    @cached_property
+    def _step_terms(self) -> tuple[float, float, float, float]:
+        """What every step shares: bytes per second reached, operations per second reached,
+        attention operations per token pair, and the fixed cost of its layers."""
+        arch, rt = self.arch, self.runtime
+        bandwidth = self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency
+        throughput = self.compute_tflops * 1e12 * rt.compute_efficiency
+        per_pair = 4 * arch.heads * self._attention_dim() * self._attending_layers()
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
         fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_overhead_s
         if self.gpu.architecture in self.fmt.marlin_moe:
             fixed += moe_layers * rt.marlin_moe_layer_overhead_s
         if arch.mla is not None:
             fixed += arch.layers * rt.mla_layer_overhead_s
-        fixed += sequences * rt.sequence_overhead_s
-        return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
+        return bandwidth, throughput, per_pair, fixed
 
     def _attention_dim(self) -> int:
         mla = self.arch.mla
@@ -146,6 +153,13 @@ class Serving:
         return float(self.arch.layers)
 
     def _communication(self, tokens: int) -> float:
+        key = ("communication", tokens)
+        seconds = self._memo.get(key)
+        if seconds is None:
+            seconds = self._memo[key] = self._collectives(tokens)
+        return seconds  # type: ignore[return-value]
+
+    def _collectives(self, tokens: int) -> float:
         arch, lay = self.arch, self.layout
         message = tokens * arch.hidden * self.activation_bytes
         seconds = 0.0
