@@ -308,6 +308,7 @@ class _Sizing:
         self._fp8_kv: _Sizing | None = None
         self._kv: dict[tuple[int, int, int], float] = {}
         self._most: dict[tuple[object, ...], int] = {}
+        self._admitted: dict[Layout, int] = {}
         self.servings: dict[tuple[object, ...], Serving] = {}
         # The layouts tried on a node of n cards and why each is refused: the same for every card
         # (fit_all hands its sizings one dict).
@@ -359,10 +360,9 @@ class _Sizing:
     def in_flight(self, layout: Layout) -> int:
         """Requests one replica admits at once: the runtime's sequence cap, and what its KV cache
         holds at the workload's lengths (0 when not even one request of the longest context fits)."""
-        key = ("in_flight", layout)
-        admitted = self._most.get(key)
+        admitted = self._admitted.get(layout)
         if admitted is None:
-            admitted = self._most[key] = self._in_flight(layout)
+            admitted = self._admitted[layout] = self._in_flight(layout)
         return admitted
 
     def _in_flight(self, layout: Layout) -> int:
@@ -700,14 +700,11 @@ class _Load:
 
 
 def _load(serving: Serving, work: Workload, sizing: _Sizing, batch: int, communicate: bool = True) -> _Load:
-    # Kept on the replica's own model, which the nodes of this card share (sizing.servings).
-    key = ("load", batch, communicate)
-    load = serving._memo.get(key)
-    if load is None:
+    def make() -> _Load:
         admitted = sizing.in_flight(serving.layout)
-        steady = serving.steady(batch, admitted, work.input_tokens, work.output_tokens, communicate)
-        load = serving._memo[key] = _Load(steady)
-    return load
+        return _Load(serving.steady(batch, admitted, work.input_tokens, work.output_tokens, communicate))
+
+    return serving.kept(("load", batch, communicate), make)
 
 
 def _speed(

@@ -21,10 +21,11 @@ serving engine schedules it between decode steps), so prefill time counts agains
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import pairwise
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
@@ -39,6 +40,7 @@ _EXACT_CHUNKS = 16
 _GROUPS = 16
 _STEADY_ROUNDS = 60  # at most, of the search for the steady cycle (it closes to a part in 10^12 in a few)
 _BUSIEST = 1 - 1e-9  # the prompt queue's load stays below 1: the closed loop slows the arrivals first
+_T = TypeVar("_T")
 _LEAST_CHUNK = 64  # a step always takes some prompt tokens (vLLM preempts decodes before starving prompts)
 
 
@@ -99,6 +101,13 @@ class Serving:
     compute_tflops: float
     _memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
 
+    def kept(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
+        """What `make` gives, made once per `key` for this replica (the nodes of a card share it)."""
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = make()
+        return found  # type: ignore[return-value]
+
     @cached_property
     def _weights(self) -> tuple[float, float, float]:
         """Bytes of the weights every step reads, of the experts, and of the embedding table."""
@@ -153,11 +162,7 @@ class Serving:
         return float(self.arch.layers)
 
     def _communication(self, tokens: int) -> float:
-        key = ("communication", tokens)
-        seconds = self._memo.get(key)
-        if seconds is None:
-            seconds = self._memo[key] = self._collectives(tokens)
-        return seconds  # type: ignore[return-value]
+        return self.kept(("communication", tokens), lambda: self._collectives(tokens))
 
     def _collectives(self, tokens: int) -> float:
         arch, lay = self.arch, self.layout
@@ -195,10 +200,7 @@ class Serving:
         if prompt <= 0:
             return 0.0
         key = ("prefill", prompt, others, others_length, communicate)
-        cached = self._memo.get(key)
-        if cached is None:
-            cached = self._memo[key] = self._prefill(prompt, others, others_length, communicate)
-        return cached
+        return self.kept(key, lambda: self._prefill(prompt, others, others_length, communicate))
 
     def prefill_chunks(self, prompt: int, others: int = 0) -> int:
         """Steps one prompt's prefill takes beside `others` decoding sequences."""
@@ -241,10 +243,7 @@ class Serving:
         closed loop: the answered requests' rate times the users).
         """
         key = ("steady", users, in_flight, prompt, answer, communicate)
-        cached = self._memo.get(key)
-        if cached is None:
-            cached = self._memo[key] = self._steady(users, in_flight, prompt, answer, communicate)
-        return cached
+        return self.kept(key, lambda: self._steady(users, in_flight, prompt, answer, communicate))
 
     def _steady(self, users: int, in_flight: int, prompt: int, answer: int, communicate: bool) -> Steady:
         admitted = max(1, min(users, in_flight))
