@@ -6,7 +6,6 @@ Every number comes from the catalog through the engine and is formatted for the 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from html import escape
 from itertools import pairwise
@@ -27,7 +26,7 @@ from macros.fitengine import (
 from macros.fitengine.fit import MAX_CONCURRENCY
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import LABELS, UNMAPPED
-from macros.locale_format import UNITS, Formatter
+from macros.locale_format import UNITS, Formatter, resolution_text
 from macros.markup import Markup, code, markup
 from macros.markup import text as _text
 
@@ -113,6 +112,8 @@ class GuideMacros:
                 "configurator_url",
                 "format_name",
                 "format_quality",
+                "kernel_share",
+                "format_bits",
                 "max_cards",
                 "configurator",
                 "measure_widget",
@@ -161,6 +162,14 @@ class GuideMacros:
     def format_quality(self, fmt_id: str) -> str:
         entry = next(f for f in self.data["formats"] if f["id"] == fmt_id)
         return markup("{} ({})", entry["quality"][self.locale], self._cite(entry["quality_source"]))
+
+    def format_bits(self, fmt_id: str) -> str:
+        """A format's effective bits per weight (scales included)."""
+        return self.fmt.sig(self.catalog.formats[fmt_id].bits_per_weight)
+
+    def kernel_share(self, fmt_id: str) -> str:
+        """The share of the runtime's best 4-bit throughput a format's kernels reach, as a percentage."""
+        return self.fmt.percent(self.catalog.formats[fmt_id].kernel_share)
 
     def nv_label(self, node_id: str) -> str:
         """What `nvidia-smi topo -m` shows between two cards of an NVLink node, e.g. NV18."""
@@ -1331,7 +1340,7 @@ class GuideMacros:
             return t["compute_16"]
         if fmt_id == "fp8" and not r.weight_only:
             return t["compute_fp8"]
-        if fmt_id == "mxfp4" and not r.weight_only:
+        if fmt_id in ("mxfp4", "nvfp4") and not r.weight_only:
             return t["compute_fp4"]
         return t["compute_dequant"] + (t["compute_generic"] if r.weight_only else "")
 
@@ -1374,9 +1383,8 @@ class GuideMacros:
         )
 
     def _resolution(self, text: str) -> str:
-        """A catalog resolution ("832 x 480, 5 s") as a page writes it: a times sign, and a
-        duration joined to its unit by a no-break space."""
-        return re.sub(r"(\d) s\b", "\\1\u00a0s", text.replace(" x ", " × "))
+        """A catalog resolution as a page writes it (locale_format.resolution_text)."""
+        return resolution_text(text)
 
     def _at(self, label: str, users: int) -> str:
         """A column's label and the load its figures are for."""

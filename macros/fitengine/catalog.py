@@ -84,6 +84,7 @@ class Format:
     group_size: int = 0  # weights sharing one scale along a row (0: per tensor or per channel)
     expert_pad: int = 0  # an expert slice's width is padded up to a multiple of it (0: not padded)
     marlin_moe: tuple[str, ...] = ()  # architectures whose MoE layers run through Marlin's dequantizing kernels
+    kernel_share: float = 1.0  # the share of the runtime's bandwidth and throughput its kernels reach (measured)
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,7 @@ class DiffusionModel:
     components: tuple[Component, ...]
     activation_bytes: float
     native_format: str | None = None  # the precision its weights are published in, when sourced
+    resolution: str = ""  # the reference output the working memory is for ("1280 x 720, 5 s")
 
 
 @dataclass(frozen=True)
@@ -283,6 +285,7 @@ def _format(f: dict[str, Any]) -> Format:
         group_size=int(f["group_size"]["value"]) if f.get("group_size") else 0,
         expert_pad=int(f["expert_pad"]["value"]) if f.get("expert_pad") else 0,
         marlin_moe=tuple(f.get("marlin_moe", {}).get("architectures", ())),
+        kernel_share=float(f["kernel_share"]["value"]) if f.get("kernel_share") else 1.0,
     )
 
 
@@ -381,6 +384,7 @@ def _diffusion(m: dict[str, Any]) -> DiffusionModel:
         components=tuple(Component(c["role"], c["name"], int(_v(c["params"]))) for c in m["components"]),
         activation_bytes=to_bytes(_v(m["activation"]), m["activation"]["unit"]),
         native_format=m.get("native_format"),
+        resolution=str(m.get("resolution", "")),
     )
 
 

@@ -1,7 +1,8 @@
 """Image and video models: does one card hold the pipeline, and how fast is the card relatively.
 
-Diffusion pipelines do not split: each card holds a whole pipeline and serves its own image
-or video, so a node of n cards runs n generations at once.
+The engine sizes one whole pipeline per card: each card serves its own image or video, so a node
+of n cards runs n generations at once. Splitting one generation over several cards (Wan 2.1's
+FSDP and xDiT sequence parallelism) is not modeled.
 """
 
 from __future__ import annotations

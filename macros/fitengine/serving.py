@@ -122,10 +122,11 @@ class Serving:
         arch, lay, rt = self.arch, self.layout, self.runtime
         weights = self.weights_read(tokens)
         kv = kv_read
-        memory = (weights / lay.tp + kv) / (self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency)
+        share = self.fmt.kernel_share  # a format whose kernels run slower than the runtime's best (NF4)
+        memory = (weights / lay.tp + kv) / (self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency * share)
         matmul = 2 * (self.params.active - self.params.embeddings) * tokens
         work = (matmul + 4 * arch.heads * self._attention_dim() * attended * self._attending_layers()) / lay.tp
-        compute = work / (self.compute_tflops * 1e12 * rt.compute_efficiency)
+        compute = work / (self.compute_tflops * 1e12 * rt.compute_efficiency * share)
         comm = self._communication(tokens) if communicate else 0.0
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
         fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_overhead_s
