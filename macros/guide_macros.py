@@ -109,6 +109,8 @@ class GuideMacros:
                 "format_table",
                 "moe_table",
                 "diffusion_table",
+                "diffusion_reports_table",
+                "diffusion_weights",
                 "configurator_url",
                 "format_name",
                 "format_quality",
@@ -142,6 +144,8 @@ class GuideMacros:
                 "api_breakeven",
                 "api_breakeven_table",
                 "image_timing_table",
+                "image_implied",
+                "image_cheapest_engine",
                 "image_ratio",
                 "image_cheapest",
                 "ttft_chart",
@@ -665,6 +669,49 @@ class GuideMacros:
             )
         return _table([t["model"], t["resolution"], t["pipeline"], t["cheapest_card"], t["cheapest_work"]], rows)
 
+    def diffusion_weights(self, model_id: str, bits: int) -> str:
+        """An image or video model's weights with its denoiser and text encoders at `bits` bits
+        (the autoencoder at the precision its pipeline keeps it in)."""
+        from macros.fitengine.diffusion import component_bits
+
+        model = self.catalog.diffusion[model_id]
+        total = sum(c.params * component_bits(c, bits) / 8 for c in model.components if c.role != "text_encoder")
+        return self.fmt.unit(total / GB, "GB", 1)
+
+    def diffusion_reports_table(self, model_id: str) -> str:
+        """Public runs and out-of-memory reports of an image or video model, beside what the
+        engine counts for the same run (fitengine.diffusion.report_check)."""
+        from macros.fitengine.diffusion import report_check
+
+        t, c = self.t, self.catalog
+        model = c.diffusion[model_id]
+        entry = next(d for d in self.data["diffusion"] if d["id"] == model_id)
+        rows = []
+        for report, raw in zip(model.reports, entry.get("memory_reports", ()), strict=True):
+            check = report_check(c, model, report)
+            run = markup(
+                "{}, {}, {}",
+                self._resolution(raw["resolution"]),
+                t["rep_dit"].format(bits=self.fmt.number(report.transformer_bits)),
+                t["rep_text_card" if report.text_encoders_on_card else "rep_text_cpu"],
+            )
+            figures = {
+                "need": self.fmt.unit(check.need_gb, "GB", 1),
+                "capacity": self.fmt.unit(check.capacity_gb, "GB", 1),
+            }
+            rows.append(
+                [
+                    raw["card"],
+                    run,
+                    t["rep_ran" if report.outcome == "ran" else "rep_oom"],
+                    t["rep_floor" if check.lower_bound else "rep_need"].format(**figures),
+                    t["val_ok"] if check.agrees else t["val_off"],
+                    self._cite(report.url),
+                ]
+            )
+        header = [t["rep_card"], t["rep_run"], t["rep_outcome"], t["rep_engine"], t["rep_agrees"], t["source"]]
+        return _table(header, rows)
+
     # --- serving tables (the guides' theses, shown) --------------------------------------
 
     def users(self, n: int) -> str:
@@ -1102,11 +1149,39 @@ class GuideMacros:
                     f"{self.fmt.number(measured, 2)} ×",
                     f"{self.fmt.number(datasheet, 2)} ×",
                     self.fmt.usd(self._card_hour(timing["gpu"]) * timing["seconds"]["value"] / 3600 * 1000, cents=True),
+                    self.fmt.unit(self._implied_tflops(timing), "TFLOPS", 0),
+                    self.fmt.unit(self._dense_tflops(timing), "TFLOPS", 0),
                     self._cite(timing["url"]),
                 ]
             )
         header = [t["gpu"], t["img_measure"], t["img_time"], t["img_ratio"].format(ref=ref_name), t["img_engine"]]
-        return _table([*header, t["img_thousand"], t["source"]], rows)
+        return _table([*header, t["img_thousand"], t["img_implied"], t["img_peak"], t["source"]], rows)
+
+    def _implied_tflops(self, timing: dict[str, Any]) -> float:
+        """The dense throughput a published time implies at the least: the denoiser's matrix
+        products alone, 2 x its parameters x the tokens of a step, over every step."""
+        model = self.catalog.diffusion[timing["model"]]
+        params = sum(c.params for c in model.components if c.role == "transformer")
+        return 2 * params * timing["tokens"]["value"] * timing["steps"] / timing["seconds"]["value"] / 1e12
+
+    def _dense_tflops(self, timing: dict[str, Any]) -> float:
+        from macros.fitengine.diffusion import dense_tflops
+
+        return dense_tflops(self.catalog.gpus[timing["gpu"]], self.catalog.formats[timing["format"]])
+
+    def image_implied(self, timing_id: str, peak: bool = False) -> str:
+        """The throughput a published time implies at the least (or the card's datasheet figure), in TFLOPS."""
+        timing = self._timing(timing_id)
+        return self.fmt.unit(self._dense_tflops(timing) if peak else self._implied_tflops(timing), "TFLOPS", 0)
+
+    def image_cheapest_engine(self, *timing_ids: str) -> str:
+        """The card whose image costs least by the engine's count: the cheapest card-hour over its
+        dense throughput (what fitengine.diffusion prices image work by)."""
+        c = self.catalog
+        best = min(
+            (self._timing(x) for x in timing_ids), key=lambda x: self._card_hour(x["gpu"]) / self._dense_tflops(x)
+        )
+        return _text(self._short(c.gpus[best["gpu"]].name))
 
     def _card_hour(self, gpu_id: str) -> float:
         """The lowest price of one hour of one card of `gpu_id` among the nodes."""
