@@ -98,6 +98,7 @@ class GuideMacros:
                 "runtimes_table",
                 "validation_table",
                 "validation_unmapped",
+                "validation_misses",
                 "sweep_band_table",
                 "sweep_figure",
                 "node_table",
@@ -553,6 +554,18 @@ class GuideMacros:
             return self.fmt.number(data["tp_pairs_in_order"][name])
         return self.fmt.number(data[name])
 
+    def validation_misses(self) -> str:
+        """The measurements the engine misses (outside a floor's bounds), each with its cause."""
+        from macros.validation import check_all
+
+        t = self.t
+        rows = [
+            [code(k.id), self.fmt.number(k.ratio, 2) if k.ratio is not None else "—", k.miss[self.locale]]
+            for k in check_all(self.catalog)
+            if k.miss
+        ]
+        return _table([t["val_record"], t["val_ratio"], t["val_miss"]], rows)
+
     def validation_unmapped(self) -> str:
         """The published measurements the engine cannot be held against, and why."""
         from macros.validation import check_all
@@ -940,14 +953,28 @@ class GuideMacros:
         rows = []
         for fmt_id in fmt_ids:
             fmt = c.formats[fmt_id]
-            best = self._cheapest_fit(self._fit_all(model_id, fmt_id, concurrency=users))
+            fits = self._fit_all(model_id, fmt_id, concurrency=users)
+            best = self._cheapest_fit(fits)
+            if best is None:
+                # No node serves them all within the target: the one that serves the most within
+                # it (the cheapest of those), with its layout, speed and best price, so the row
+                # says how far the format falls short rather than nothing.
+                best = self._most_within(fits)
+                where = (
+                    markup(
+                        "{}",
+                        t["none_within_most"].format(most=self.users(best.max_users_at_target), node=best.node),
+                    )
+                    if best
+                    else t["none_fits"]
+                )
+            else:
+                where = markup("{} · {}{}", code(best.node), self.fmt.usd(best.price_month_usd), t["per_month"])
             rows.append(
                 [
                     fmt.name,
                     self.fmt.unit(weight_bytes(model.params, fmt) / GB, "GB"),
-                    markup("{} · {}{}", code(best.node), self.fmt.usd(best.price_month_usd), t["per_month"])
-                    if best
-                    else t["none_fits"],
+                    where,
                     self._layout(best) if best else "—",
                     self._tok(best.decode_tok_s_per_user) if best else "—",
                     self._best(best) if best else "—",
@@ -1464,6 +1491,11 @@ class GuideMacros:
     def _at(self, label: str, users: int) -> str:
         """A column's label and the load its figures are for."""
         return f"{label}, {self.users(users)}"
+
+    def _most_within(self, fits: list[NodeFit]) -> NodeFit | None:
+        """The node that serves the most users within the target (the cheapest of those), or None."""
+        held = [r for r in fits if r.verdict != "none" and r.max_users_at_target > 0]
+        return min(held, key=lambda r: (-r.max_users_at_target, r.price_month_usd)) if held else None
 
     def _cheapest_fit(self, fits: list[NodeFit]) -> NodeFit | None:
         """The cheapest node within the target (never one the engine's own figures say misses it)."""
