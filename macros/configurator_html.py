@@ -545,7 +545,7 @@ class ConfiguratorHtml:
             label = self.column_label(col, kind)
             cls = ' class="num"' if is_figure(column) else ""
             sort = ' aria-sort="ascending"' if col == "price_month" else ""
-            help_text = t.get(f"col_help_{col}")
+            help_text = self.column_help(col, kind)
             title = f' title="{escape(help_text)}"' if help_text else ""
             heads.append(
                 f'<th scope="col"{cls} data-col="{col}"{sort}{title}><button type="button" data-sort="{col}" data-needs-js disabled>'
@@ -558,6 +558,14 @@ class ConfiguratorHtml:
             f'<table class="configurator__table" data-kind="{kind}" aria-busy="false"><caption>{caption}</caption>'
             f"<thead><tr>{''.join(heads)}</tr></thead><tbody>\n{body}\n</tbody></table></div>"
         )
+
+    def column_help(self, col: str, kind: str) -> str:
+        """A column's help (its header's title) for a kind of model; none where an image model's
+        column has no help of its own. Mirrors columnHelp in configurator/table.js."""
+        t = self.t
+        if kind == "diffusion":
+            return t.get(f"col_help_{col}_diffusion", "")
+        return t.get(f"col_help_{col}", "")
 
     def column_label(self, col: str, kind: str) -> str:
         t = self.t
@@ -573,10 +581,10 @@ class ConfiguratorHtml:
                 if r["usd_per_reference_hour"] is None
                 else f.usd(r["usd_per_reference_hour"], cents=True),
                 "per_user": "" if speed is None else f"×{f.number(speed, 2)}",
-                "ttft": ""
+                "ttft": "" if r["verdict"] == "none" else f.number(r["count"], 0),
+                "total": ""
                 if r["verdict"] == "none"
                 else t["text_encoders_cpu" if r["offload_text_encoders"] else "text_encoders_card"],
-                "total": "" if r["verdict"] == "none" else f.number(r["count"], 0),
                 "best_per_mtok": "",
                 "max_users": "",
             }
