@@ -554,6 +554,24 @@ def _diffusion(data: dict[str, Any]) -> Iterator[Problem]:
                 "native_format",
                 f"expected a format image and video models run in ({', '.join(image_formats)}), got {native!r}",
             )
+        gpus = _ids(data["gpus"]) if "gpus" in data else None
+        for i, report in enumerate(model.get("memory_reports", ())):
+            where = f"memory_reports[{i}]"
+            gpu = report.get("gpu")
+            if gpu is None and "capacity" not in report:
+                yield Problem(
+                    "catalog/models.yaml",
+                    f"model {model['id']}",
+                    where,
+                    "expected a catalog card (gpu) or the card's total as the report gives it (capacity)",
+                )
+            elif gpu is not None and gpus is not None and gpu not in gpus:
+                yield Problem(
+                    "catalog/models.yaml",
+                    f"model {model['id']}",
+                    f"{where}.gpu",
+                    f"expected a GPU id of catalog/gpus.yaml, got {gpu!r}",
+                )
         if not any(c["role"] == "transformer" for c in model["components"]):
             yield Problem(
                 "catalog/models.yaml",

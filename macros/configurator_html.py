@@ -29,7 +29,7 @@ from macros.fitengine.api import (
 from macros.fitengine.fit import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import WIDGET
-from macros.locale_format import Formatter
+from macros.locale_format import Formatter, resolution_text
 from macros.pyodide_dist import pyodide_version
 
 # Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
@@ -138,7 +138,7 @@ class ConfiguratorHtml:
             self.answer_html(result, fmt),
             self._controls(),
             self.table_html(result),
-            f'<p class="configurator__fold"><button type="button" class="md-button" data-show-none hidden>{escape(self.t["show_none"].format(n=0))}</button></p>',
+            self.fold_html(result),
             self.legend_html(),
             self.chart_html(result, compact),
         ]
@@ -149,10 +149,27 @@ class ConfiguratorHtml:
         parts.append("</div>")
         return "\n".join(parts)
 
+    def fold_html(self, result: dict[str, Any]) -> str:
+        """The button that shows the rows of the nodes that do not fit, with their count (as
+        applyFilters in configurator.js writes it); hidden until the script folds those rows."""
+        folded = sum(1 for r in result["rows"] if r["verdict"] == "none")
+        label = self.t["show_none"].format(n=self.fmt.number(folded, 0))
+        return (
+            '<p class="configurator__fold"><button type="button" class="md-button" data-show-none hidden>'
+            f"{escape(label)}</button></p>"
+        )
+
     def noscript_html(self, result: dict[str, Any], fmt: str) -> str:
         """Without JavaScript: which workload the build's answer is for, and what needs a script
         (a static page cannot read its address, so a link's other values go unanswered)."""
         a = self.catalog.assumptions
+        if result["kind"] == "diffusion":
+            text = self.t["noscript_diffusion"].format(
+                model=result["model_name"],
+                format=self.catalog.formats[fmt].name,
+                resolution=resolution_text(result.get("resolution", "")),
+            )
+            return f'<noscript><p class="configurator__noscript">{escape(text)}</p></noscript>'
         workload = result.get("workload") or {"context": a.default_context, "concurrency": a.default_concurrency}
         text = self.t["noscript"].format(
             model=result["model_name"],
@@ -304,16 +321,22 @@ class ConfiguratorHtml:
             "concurrency": self.catalog.assumptions.default_concurrency,
         }
         fmt_name = self.catalog.formats[fmt].name
-        question = t["answer_question"].format(
-            model=result["model_name"],
-            format=fmt_name,
-            context=f.number(workload["context"], 0),
-            users=self.users(workload["concurrency"]),
-        )
+        if diffusion:
+            question = t["answer_question_diffusion"].format(
+                model=result["model_name"], format=fmt_name, resolution=resolution_text(result.get("resolution", ""))
+            )
+        else:
+            question = t["answer_question"].format(
+                model=result["model_name"],
+                format=fmt_name,
+                context=f.number(workload["context"], 0),
+                users=self.users(workload["concurrency"]),
+            )
         if not diffusion and workload.get("min_speed") is not None:
             question += " · " + self.target_text(workload)
         view = {
             "question": question,
+            "title": t["answer_title_diffusion" if diffusion else "answer_title"],
             "per_user_label": t["fig_per_user_diffusion" if diffusion else "fig_per_user"],
             "per_mtok_label": t["fig_per_mtok_diffusion" if diffusion else "fig_per_mtok"],
         }
@@ -436,7 +459,7 @@ class ConfiguratorHtml:
             f"{slot('question', 'p', 'answer__question')}"
             '<p class="answer__pending" data-slot="pending"></p>'
             f'<div class="answer__found" data-slot-group="found"{found_hidden}>'
-            f'<p class="answer__title">{escape(t["answer_title"])}</p>'
+            f"{slot('title', 'p', 'answer__title')}"
             f'<p class="answer__node">{slot("node", "strong")} {slot("node_id", "code")}</p>'
             '<dl class="answer__figures">'
             f"{figure('price', t['fig_price'])}{figure('per_user', view['per_user_label'])}"
@@ -522,7 +545,7 @@ class ConfiguratorHtml:
             label = self.column_label(col, kind)
             cls = ' class="num"' if is_figure(column) else ""
             sort = ' aria-sort="ascending"' if col == "price_month" else ""
-            help_text = t.get(f"col_help_{col}")
+            help_text = self.column_help(col, kind)
             title = f' title="{escape(help_text)}"' if help_text else ""
             heads.append(
                 f'<th scope="col"{cls} data-col="{col}"{sort}{title}><button type="button" data-sort="{col}" data-needs-js disabled>'
@@ -535,6 +558,14 @@ class ConfiguratorHtml:
             f'<table class="configurator__table" data-kind="{kind}" aria-busy="false"><caption>{caption}</caption>'
             f"<thead><tr>{''.join(heads)}</tr></thead><tbody>\n{body}\n</tbody></table></div>"
         )
+
+    def column_help(self, col: str, kind: str) -> str:
+        """A column's help (its header's title) for a kind of model; none where an image model's
+        column has no help of its own. Mirrors columnHelp in configurator/table.js."""
+        t = self.t
+        if kind == "diffusion":
+            return t.get(f"col_help_{col}_diffusion", "")
+        return t.get(f"col_help_{col}", "")
 
     def column_label(self, col: str, kind: str) -> str:
         t = self.t
@@ -550,8 +581,10 @@ class ConfiguratorHtml:
                 if r["usd_per_reference_hour"] is None
                 else f.usd(r["usd_per_reference_hour"], cents=True),
                 "per_user": "" if speed is None else f"×{f.number(speed, 2)}",
-                "ttft": "",
-                "total": "",
+                "ttft": "" if r["verdict"] == "none" else f.number(r["count"], 0),
+                "total": ""
+                if r["verdict"] == "none"
+                else t["text_encoders_cpu" if r["offload_text_encoders"] else "text_encoders_card"],
                 "best_per_mtok": "",
                 "max_users": "",
             }

@@ -6,7 +6,6 @@ Every number comes from the catalog through the engine and is formatted for the 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from html import escape
 from itertools import pairwise
@@ -27,7 +26,7 @@ from macros.fitengine import (
 from macros.fitengine.fit import MAX_CONCURRENCY
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import LABELS, UNMAPPED
-from macros.locale_format import UNITS, Formatter
+from macros.locale_format import UNITS, Formatter, resolution_text
 from macros.markup import Markup, code, markup
 from macros.markup import text as _text
 
@@ -99,6 +98,7 @@ class GuideMacros:
                 "runtimes_table",
                 "validation_table",
                 "validation_unmapped",
+                "validation_misses",
                 "sweep_band_table",
                 "sweep_figure",
                 "node_table",
@@ -110,9 +110,13 @@ class GuideMacros:
                 "format_table",
                 "moe_table",
                 "diffusion_table",
+                "diffusion_reports_table",
+                "diffusion_weights",
                 "configurator_url",
                 "format_name",
                 "format_quality",
+                "kernel_share",
+                "format_bits",
                 "max_cards",
                 "configurator",
                 "measure_widget",
@@ -141,6 +145,8 @@ class GuideMacros:
                 "api_breakeven",
                 "api_breakeven_table",
                 "image_timing_table",
+                "image_implied",
+                "image_cheapest_engine",
                 "image_ratio",
                 "image_cheapest",
                 "ttft_chart",
@@ -161,6 +167,14 @@ class GuideMacros:
     def format_quality(self, fmt_id: str) -> str:
         entry = next(f for f in self.data["formats"] if f["id"] == fmt_id)
         return markup("{} ({})", entry["quality"][self.locale], self._cite(entry["quality_source"]))
+
+    def format_bits(self, fmt_id: str) -> str:
+        """A format's effective bits per weight (scales included)."""
+        return self.fmt.sig(self.catalog.formats[fmt_id].bits_per_weight)
+
+    def kernel_share(self, fmt_id: str) -> str:
+        """The share of the runtime's best 4-bit throughput a format's kernels reach, as a percentage."""
+        return self.fmt.percent(self.catalog.formats[fmt_id].kernel_share)
 
     def nv_label(self, node_id: str) -> str:
         """What `nvidia-smi topo -m` shows between two cards of an NVLink node, e.g. NV18."""
@@ -540,6 +554,18 @@ class GuideMacros:
             return self.fmt.number(data["tp_pairs_in_order"][name])
         return self.fmt.number(data[name])
 
+    def validation_misses(self) -> str:
+        """The measurements the engine misses (outside a floor's bounds), each with its cause."""
+        from macros.validation import check_all
+
+        t = self.t
+        rows = [
+            [code(k.id), self.fmt.number(k.ratio, 2) if k.ratio is not None else "—", k.miss[self.locale]]
+            for k in check_all(self.catalog)
+            if k.miss
+        ]
+        return _table([t["val_record"], t["val_ratio"], t["val_miss"]], rows)
+
     def validation_unmapped(self) -> str:
         """The published measurements the engine cannot be held against, and why."""
         from macros.validation import check_all
@@ -655,6 +681,49 @@ class GuideMacros:
                 ]
             )
         return _table([t["model"], t["resolution"], t["pipeline"], t["cheapest_card"], t["cheapest_work"]], rows)
+
+    def diffusion_weights(self, model_id: str, bits: int) -> str:
+        """An image or video model's weights with its denoiser and text encoders at `bits` bits
+        (the autoencoder at the precision its pipeline keeps it in)."""
+        from macros.fitengine.diffusion import component_bits
+
+        model = self.catalog.diffusion[model_id]
+        total = sum(c.params * component_bits(c, bits) / 8 for c in model.components if c.role != "text_encoder")
+        return self.fmt.unit(total / GB, "GB", 1)
+
+    def diffusion_reports_table(self, model_id: str) -> str:
+        """Public runs and out-of-memory reports of an image or video model, beside what the
+        engine counts for the same run (fitengine.diffusion.report_check)."""
+        from macros.fitengine.diffusion import report_check
+
+        t, c = self.t, self.catalog
+        model = c.diffusion[model_id]
+        entry = next(d for d in self.data["diffusion"] if d["id"] == model_id)
+        rows = []
+        for report, raw in zip(model.reports, entry.get("memory_reports", ()), strict=True):
+            check = report_check(c, model, report)
+            run = markup(
+                "{}, {}, {}",
+                self._resolution(raw["resolution"]),
+                t["rep_dit"].format(bits=self.fmt.number(report.transformer_bits)),
+                t["rep_text_card" if report.text_encoders_on_card else "rep_text_cpu"],
+            )
+            figures = {
+                "need": self.fmt.unit(check.need_gb, "GB", 1),
+                "capacity": self.fmt.unit(check.capacity_gb, "GB", 1),
+            }
+            rows.append(
+                [
+                    raw["card"],
+                    run,
+                    t["rep_ran" if report.outcome == "ran" else "rep_oom"],
+                    t["rep_floor" if check.lower_bound else "rep_need"].format(**figures),
+                    t["val_ok"] if check.agrees else t["val_off"],
+                    self._cite(report.url),
+                ]
+            )
+        header = [t["rep_card"], t["rep_run"], t["rep_outcome"], t["rep_engine"], t["rep_agrees"], t["source"]]
+        return _table(header, rows)
 
     # --- serving tables (the guides' theses, shown) --------------------------------------
 
@@ -884,14 +953,28 @@ class GuideMacros:
         rows = []
         for fmt_id in fmt_ids:
             fmt = c.formats[fmt_id]
-            best = self._cheapest_fit(self._fit_all(model_id, fmt_id, concurrency=users))
+            fits = self._fit_all(model_id, fmt_id, concurrency=users)
+            best = self._cheapest_fit(fits)
+            if best is None:
+                # No node serves them all within the target: the one that serves the most within
+                # it (the cheapest of those), with its layout, speed and best price, so the row
+                # says how far the format falls short rather than nothing.
+                best = self._most_within(fits)
+                where = (
+                    markup(
+                        "{}",
+                        t["none_within_most"].format(most=self.users(best.max_users_at_target), node=best.node),
+                    )
+                    if best
+                    else t["none_fits"]
+                )
+            else:
+                where = markup("{} · {}{}", code(best.node), self.fmt.usd(best.price_month_usd), t["per_month"])
             rows.append(
                 [
                     fmt.name,
                     self.fmt.unit(weight_bytes(model.params, fmt) / GB, "GB"),
-                    markup("{} · {}{}", code(best.node), self.fmt.usd(best.price_month_usd), t["per_month"])
-                    if best
-                    else t["none_fits"],
+                    where,
                     self._layout(best) if best else "—",
                     self._tok(best.decode_tok_s_per_user) if best else "—",
                     self._best(best) if best else "—",
@@ -1093,11 +1176,39 @@ class GuideMacros:
                     f"{self.fmt.number(measured, 2)} ×",
                     f"{self.fmt.number(datasheet, 2)} ×",
                     self.fmt.usd(self._card_hour(timing["gpu"]) * timing["seconds"]["value"] / 3600 * 1000, cents=True),
+                    self.fmt.unit(self._implied_tflops(timing), "TFLOPS", 0),
+                    self.fmt.unit(self._dense_tflops(timing), "TFLOPS", 0),
                     self._cite(timing["url"]),
                 ]
             )
         header = [t["gpu"], t["img_measure"], t["img_time"], t["img_ratio"].format(ref=ref_name), t["img_engine"]]
-        return _table([*header, t["img_thousand"], t["source"]], rows)
+        return _table([*header, t["img_thousand"], t["img_implied"], t["img_peak"], t["source"]], rows)
+
+    def _implied_tflops(self, timing: dict[str, Any]) -> float:
+        """The dense throughput a published time implies at the least: the denoiser's matrix
+        products alone, 2 x its parameters x the tokens of a step, over every step."""
+        model = self.catalog.diffusion[timing["model"]]
+        params = sum(c.params for c in model.components if c.role == "transformer")
+        return 2 * params * timing["tokens"]["value"] * timing["steps"] / timing["seconds"]["value"] / 1e12
+
+    def _dense_tflops(self, timing: dict[str, Any]) -> float:
+        from macros.fitengine.diffusion import dense_tflops
+
+        return dense_tflops(self.catalog.gpus[timing["gpu"]], self.catalog.formats[timing["format"]])
+
+    def image_implied(self, timing_id: str, peak: bool = False) -> str:
+        """The throughput a published time implies at the least (or the card's datasheet figure), in TFLOPS."""
+        timing = self._timing(timing_id)
+        return self.fmt.unit(self._dense_tflops(timing) if peak else self._implied_tflops(timing), "TFLOPS", 0)
+
+    def image_cheapest_engine(self, *timing_ids: str) -> str:
+        """The card whose image costs least by the engine's count: the cheapest card-hour over its
+        dense throughput (what fitengine.diffusion prices image work by)."""
+        c = self.catalog
+        best = min(
+            (self._timing(x) for x in timing_ids), key=lambda x: self._card_hour(x["gpu"]) / self._dense_tflops(x)
+        )
+        return _text(self._short(c.gpus[best["gpu"]].name))
 
     def _card_hour(self, gpu_id: str) -> float:
         """The lowest price of one hour of one card of `gpu_id` among the nodes."""
@@ -1331,7 +1442,7 @@ class GuideMacros:
             return t["compute_16"]
         if fmt_id == "fp8" and not r.weight_only:
             return t["compute_fp8"]
-        if fmt_id == "mxfp4" and not r.weight_only:
+        if fmt_id in ("mxfp4", "nvfp4") and not r.weight_only:
             return t["compute_fp4"]
         return t["compute_dequant"] + (t["compute_generic"] if r.weight_only else "")
 
@@ -1374,13 +1485,17 @@ class GuideMacros:
         )
 
     def _resolution(self, text: str) -> str:
-        """A catalog resolution ("832 x 480, 5 s") as a page writes it: a times sign, and a
-        duration joined to its unit by a no-break space."""
-        return re.sub(r"(\d) s\b", "\\1\u00a0s", text.replace(" x ", " × "))
+        """A catalog resolution as a page writes it (locale_format.resolution_text)."""
+        return resolution_text(text)
 
     def _at(self, label: str, users: int) -> str:
         """A column's label and the load its figures are for."""
         return f"{label}, {self.users(users)}"
+
+    def _most_within(self, fits: list[NodeFit]) -> NodeFit | None:
+        """The node that serves the most users within the target (the cheapest of those), or None."""
+        held = [r for r in fits if r.verdict != "none" and r.max_users_at_target > 0]
+        return min(held, key=lambda r: (-r.max_users_at_target, r.price_month_usd)) if held else None
 
     def _cheapest_fit(self, fits: list[NodeFit]) -> NodeFit | None:
         """The cheapest node within the target (never one the engine's own figures say misses it)."""

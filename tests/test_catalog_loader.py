@@ -26,7 +26,17 @@ def problems(directory: Path) -> list[str]:
 def test_the_real_catalog_is_valid(catalog, catalog_data):
     assert [node.id for node in catalog.nodes] == [node["id"] for node in catalog_data["nodes"]]
     assert len(catalog.gpus) == 14
-    assert set(catalog.formats) == {"bf16", "fp8", "awq-int4", "gptq-int4", "gguf-q4_k_m", "gguf-q8_0", "mxfp4", "nf4"}
+    assert set(catalog.formats) == {
+        "bf16",
+        "fp8",
+        "awq-int4",
+        "gptq-int4",
+        "gguf-q4_k_m",
+        "gguf-q8_0",
+        "mxfp4",
+        "nvfp4",
+        "nf4",
+    }
 
 
 def test_every_figure_has_a_source_and_a_unit(catalog_data):

@@ -340,6 +340,8 @@ def raw_answer(
         "summary": summed,
     }
     work = found.work
+    if found.kind == "diffusion":
+        out["resolution"] = catalog.diffusion[str(_id(request, "model"))].resolution
     if work is not None:
         out["workload"] = {
             "context": work.context,

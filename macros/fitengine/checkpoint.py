@@ -197,7 +197,11 @@ def read_quantization(cfg: dict[str, Any], arch: Architecture) -> Checkpoint | N
         if weights.get("block_structure") is not None:
             block_n, block_k = _block(weights.get("block_structure"), "config_groups weights.block_structure")
         kind = weights.get("type")
-        fmt = {(8, "float"): "fp8", (4, "int"): "gptq-int4"}.get((bits, kind), "")
+        fmt = {(8, "float"): "fp8", (4, "int"): "gptq-int4", (4, "float"): "nvfp4"}.get((bits, kind), "")
+    elif method == "modelopt":
+        # NVIDIA ModelOpt checkpoints: {"quant_method": "modelopt", "quant_algo": "NVFP4" | "FP8"}
+        algo = str(qc.get("quant_algo", "")).upper()
+        bits, fmt = {"NVFP4": (4, "nvfp4"), "FP8": (8, "fp8")}.get(algo, (bits, ""))
     elif method == "bitsandbytes":
         if qc.get("load_in_4bit") is True:
             bits = 4

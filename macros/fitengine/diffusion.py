@@ -1,7 +1,8 @@
 """Image and video models: does one card hold the pipeline, and how fast is the card relatively.
 
-Diffusion pipelines do not split: each card holds a whole pipeline and serves its own image
-or video, so a node of n cards runs n generations at once.
+The engine sizes one whole pipeline per card: each card serves its own image or video, so a node
+of n cards runs n generations at once. Splitting one generation over several cards (Wan 2.1's
+FSDP and xDiT sequence parallelism) is not modeled.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .catalog import Catalog, DiffusionModel, Format, Gpu, Node
+from .catalog import Catalog, Component, DiffusionModel, Format, Gpu, MemoryReport, Node
 from .errors import EngineError
 from .fit import format_support
 from .memory import UNQUANTIZED_BITS
@@ -40,18 +41,65 @@ class DiffusionFit:
         return data
 
 
+def component_bits(c: Component, fmt_bits: float) -> float:
+    """The precision a component is held in: its own when the pipeline fixes it (Wan's FP32
+    autoencoder), else 16-bit for an autoencoder and the format's for the rest."""
+    if c.bits:
+        return c.bits
+    return UNQUANTIZED_BITS if c.role == "vae" else fmt_bits
+
+
 def pipeline_bytes(model: DiffusionModel, fmt: Format, with_text_encoders: bool = True) -> float:
     """Weights on the card plus the working memory of one generation.
 
-    The format applies to the denoiser and the text encoders; the autoencoder stays in 16-bit.
+    The format applies to the denoiser and the text encoders; the autoencoder stays in 16-bit
+    unless the pipeline keeps it in another precision.
     """
     total = model.activation_bytes
     for c in model.components:
         if c.role == "text_encoder" and not with_text_encoders:
             continue
-        bits = UNQUANTIZED_BITS if c.role == "vae" else fmt.bits_per_weight
-        total += c.params * bits / 8
+        total += c.params * component_bits(c, fmt.bits_per_weight) / 8
     return total
+
+
+@dataclass(frozen=True)
+class ReportCheck:
+    """A public report beside the engine's arithmetic for the same run."""
+
+    report: MemoryReport
+    need_gb: float  # what the engine counts on the card for the report's run
+    capacity_gb: float  # the share of the card the engine plans against
+    engine_fits: bool
+    lower_bound: bool  # an out-of-memory run at another resolution: its weights alone are counted
+
+    @property
+    def agrees(self) -> bool:
+        """The engine says it fits where the run ran, and does not where it ran out of memory."""
+        return self.engine_fits == (self.report.outcome == "ran")
+
+
+def report_check(catalog: Catalog, model: DiffusionModel, report: MemoryReport) -> ReportCheck:
+    """The engine's memory for a reported run: the denoiser at the precision the run held it in,
+    the text encoders if they stayed on the card, the autoencoder, and the working memory of the
+    reference resolution. The working memory is known at that resolution only: a run at a smaller
+    one that ran is given it (a ceiling: fewer pixels need less), one that ran out of memory is
+    not (a floor: its weights alone)."""
+    a = catalog.assumptions
+    floor = not report.at_reference and report.outcome == "oom"
+    total = 0.0 if floor else model.activation_bytes
+    for c in model.components:
+        if c.role == "text_encoder" and not report.text_encoders_on_card:
+            continue
+        if c.role == "transformer":
+            total += c.params * report.transformer_bits / 8
+        elif c.role == "text_encoder":
+            total += c.params * UNQUANTIZED_BITS / 8  # published in 16-bit, run so
+        else:
+            total += c.params * component_bits(c, UNQUANTIZED_BITS) / 8
+    card = report.capacity_bytes or catalog.gpus[report.gpu].memory_usable_bytes
+    capacity = card * a.usable_fraction
+    return ReportCheck(report, total / GB, capacity / GB, total <= capacity, floor)
 
 
 def dense_tflops(gpu: Gpu, fmt: Format) -> float:

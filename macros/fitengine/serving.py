@@ -141,8 +141,9 @@ class Serving:
         """What every step shares: bytes per second reached, operations per second reached,
         attention operations per token pair, and the fixed cost of its layers."""
         arch, rt = self.arch, self.runtime
-        bandwidth = self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency
-        throughput = self.compute_tflops * 1e12 * rt.compute_efficiency
+        share = self.fmt.kernel_share  # a format whose kernels run slower than the runtime's best (NF4)
+        bandwidth = self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency * share
+        throughput = self.compute_tflops * 1e12 * rt.compute_efficiency * share
         per_pair = 4 * arch.heads * self._attention_dim() * self._attending_layers()
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
         fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_overhead_s

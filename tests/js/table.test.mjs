@@ -89,3 +89,18 @@ test("a row says where it stands against the target: recommended, met, missed, o
   assert.equal(targetLook({ ...fits, verdict: "none", meets_target: false }), "");
   assert.equal(targetLook({ verdict: "single", relative_speed: 1 }), ""); // an image model has no target
 });
+
+test("an image model's columns carry their own help, and none where they have none", async () => {
+  const { columnHelp, rowTexts } = await import("../../overrides/assets/javascripts/configurator/table.js");
+  const labels = { col_help_ttft: "first token", col_help_ttft_diffusion: "at once", col_help_best_per_mtok: "best" };
+  assert.equal(columnHelp(labels, "ttft", "llm"), "first token");
+  assert.equal(columnHelp(labels, "ttft", "diffusion"), "at once");
+  assert.equal(columnHelp(labels, "best_per_mtok", "diffusion"), "");
+  const f = formatters("en");
+  const words = { ...t, text_encoders_card: "on the card", text_encoders_cpu: "on the CPU" };
+  const row = { verdict: "single", price_month_usd: 500, usd_per_reference_hour: 0.8, relative_speed: 1.5, offload_text_encoders: true, count: 4, reason_text: "" };
+  const texts = rowTexts(row, "diffusion", words, f);
+  assert.equal(texts.total, "on the CPU");
+  assert.equal(texts.ttft, "4");
+  assert.equal(rowTexts({ ...row, verdict: "none" }, "diffusion", words, f).ttft, "");
+});

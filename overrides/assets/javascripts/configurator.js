@@ -13,7 +13,7 @@ import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { chartSvg } from "./configurator/chart.js";
 import { compareRows, nextSort, positionsToMove, sortValue } from "./configurator/sort.js";
 import { OPTIONS, TARGET_FIELDS, URL_VERSION, decimalIn, decodeCustom, queryFor, wholeIn } from "./configurator/state.js";
-import { barHtml, barView, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts, shownLook } from "./configurator/table.js";
+import { barHtml, barView, columnHelp, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts, shownLook } from "./configurator/table.js";
 
 const DEFAULT_SORT = { col: "price_month", dir: 1 };
 const NOTICE_MS = 4000;
@@ -531,6 +531,8 @@ class Configurator {
       const label = columnLabel(this.t, th.dataset.col, kind);
       const button = th.querySelector("button");
       if (button.textContent !== label) button.textContent = label;
+      const help = columnHelp(this.t, th.dataset.col, kind);
+      if (th.title !== help) th.title = help;
     });
     // The same nodes come back: patch the cells that changed rather than parse a new table, so
     // the browser restyles and repaints only what moved. Every row's data attributes (what

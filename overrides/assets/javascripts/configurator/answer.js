@@ -2,7 +2,7 @@
 // macros/configurator_html.py (answer_view) writes at build time, so the widget only patches
 // the texts of the card the build wrote. An empty text hides its line.
 
-import { fill, users } from "./format.js";
+import { fill, resolutionText, users } from "./format.js";
 
 // "4 × NVIDIA H100 NVL": a node by its cards.
 export function nodeName(t, row, gpuNames) {
@@ -36,15 +36,18 @@ export function answerView(result, ctx) {
   const s = result.summary;
   const diffusion = result.kind === "diffusion";
   const workload = result.workload || ctx.workload;
-  let question = fill(t.answer_question, {
-    model: result.model_name,
-    format: ctx.formatName,
-    context: f.number(workload.context, 0),
-    users: users(t, f, workload.concurrency),
-  });
+  let question = diffusion
+    ? fill(t.answer_question_diffusion, { model: result.model_name, format: ctx.formatName, resolution: resolutionText(result.resolution || "") })
+    : fill(t.answer_question, {
+        model: result.model_name,
+        format: ctx.formatName,
+        context: f.number(workload.context, 0),
+        users: users(t, f, workload.concurrency),
+      });
   if (!diffusion && workload.min_speed != null) question += " · " + targetText(t, f, workload);
   const view = {
     question,
+    title: diffusion ? t.answer_title_diffusion : t.answer_title,
     per_user_label: diffusion ? t.fig_per_user_diffusion : t.fig_per_user,
     per_mtok_label: diffusion ? t.fig_per_mtok_diffusion : t.fig_per_mtok,
   };

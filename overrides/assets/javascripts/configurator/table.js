@@ -17,6 +17,11 @@ export function columnLabel(t, col, kind) {
   return kind === "diffusion" && t[`col_${col}_diffusion`] ? t[`col_${col}_diffusion`] : t[`col_${col}`];
 }
 
+// A column's help (its header's title) for a kind of model (macros/configurator_html.py, column_help).
+export function columnHelp(t, col, kind) {
+  return (kind === "diffusion" ? t[`col_help_${col}_diffusion`] : t[`col_help_${col}`]) || "";
+}
+
 // A right-aligned figure: every number column but the memory bar.
 export const isFigure = (column) => column.sort === "number" && column.id !== "memory";
 const camel = (col) => "v" + col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
@@ -54,8 +59,8 @@ export function rowTexts(r, kind, t, f) {
       price_month: f.usd(r.price_month_usd, false),
       per_mtok: r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, true),
       per_user: r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`,
-      ttft: "",
-      total: "",
+      ttft: r.verdict === "none" ? "" : f.number(r.count, 0),
+      total: r.verdict === "none" ? "" : r.offload_text_encoders ? t.text_encoders_cpu : t.text_encoders_card,
       best_per_mtok: "",
       max_users: "",
       reason: r.reason_text,
