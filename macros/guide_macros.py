@@ -6,6 +6,7 @@ Every number comes from the catalog through the engine and is formatted for the 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from html import escape
 from itertools import pairwise
@@ -37,6 +38,11 @@ SOURCES_LANGUAGE = "en"
 ADAM_MIXED_BYTES_PER_PARAM = 16  # ZeRO, arXiv 1910.02054 section 3.1: 2 + 2 + 12 bytes per parameter
 FSDP_TRAFFIC_VS_ALLREDUCE = 1.5  # ZeRO-3: two all-gathers and a reduce-scatter, 3 x half an all-reduce
 TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # forward and backward, arXiv 2001.08361 section 2.1
+
+
+def _plain(words: str) -> str:
+    """A publisher's name for a thing without its parenthetical notes ("H100 (SXM, 700 W)" -> "H100")."""
+    return re.sub(r"\s*\([^)]*\)?", "", words).strip()
 
 
 def _with_unit(figure: str, unit: str) -> str:
@@ -330,7 +336,7 @@ class GuideMacros:
         """The same job on several nodes, side by side."""
         t, c = self.t, self.catalog
         fits = self._fit(model_id, fmt_id)
-        header = [""] + [f"{c.node(n).count} × {c.gpus[c.node(n).gpu].name}" for n in node_ids]
+        header = [self.t["figure"]] + [f"{c.node(n).count} × {c.gpus[c.node(n).gpu].name}" for n in node_ids]
         rows: list[list[str]] = [[t["interconnect"]], [t["total_vram"]], [t["bandwidth_card"]]]
         rows += [
             [t["layout"]],
@@ -437,7 +443,7 @@ class GuideMacros:
         """The engine's constants with what they mean and where they come from."""
         t = self.t
         rows = []
-        for key, item in self.data["assumptions"].items():
+        for item in self.data["assumptions"].values():
             value = item["value"]
             shown = (
                 self.fmt.number(
@@ -448,7 +454,7 @@ class GuideMacros:
             )
             rows.append(
                 [
-                    code(key),
+                    _text(item["label"][self.locale]),
                     _with_unit(shown, self._unit_word(item["unit"], value)),
                     _text(item["explain"][self.locale]),
                     self._cite(item["source"]),
@@ -461,7 +467,7 @@ class GuideMacros:
         t = self.t
         rows = []
         for runtime in self.data["runtimes"]:
-            for key, item in runtime.items():
+            for item in runtime.values():
                 if not isinstance(item, dict) or "explain" not in item:
                     continue
                 value = item["value"]
@@ -469,7 +475,7 @@ class GuideMacros:
                 rows.append(
                     [
                         runtime["name"],
-                        code(key),
+                        _text(item["label"][self.locale]),
                         _with_unit(self.fmt.number(value, digits), self._unit_word(item["unit"], value)),
                         _text(item["explain"][self.locale]),
                         self._cite(item["source"]),
@@ -498,7 +504,7 @@ class GuideMacros:
                 ratio = self.fmt.number(check.ratio, 2) if check.ratio is not None else "—"
             rows.append(
                 [
-                    code(check.id),
+                    self._record(check.id),
                     t["val_measure_" + check.measure],
                     published,
                     engine,
@@ -560,7 +566,7 @@ class GuideMacros:
 
         t = self.t
         rows = [
-            [code(k.id), self.fmt.number(k.ratio, 2) if k.ratio is not None else "—", k.miss[self.locale]]
+            [self._record(k.id), self.fmt.number(k.ratio, 2) if k.ratio is not None else "—", k.miss[self.locale]]
             for k in check_all(self.catalog)
             if k.miss
         ]
@@ -573,9 +579,9 @@ class GuideMacros:
         t = self.t
         rows = [
             [
-                code(k.id),
+                self._record(k.id),
                 UNMAPPED.get(self.locale, {}).get(k.id, k.unmapped or ""),
-                code(k.superseded_by) if k.superseded_by else "—",
+                self._record(k.superseded_by) if k.superseded_by else "—",
                 self._cite(k.source),
             ]
             for k in check_all(self.catalog)
@@ -594,7 +600,7 @@ class GuideMacros:
                     rows.append(
                         [
                             _text(gpu["name"]),
-                            code(field),
+                            t["figure_" + field],
                             _with_unit(
                                 self.fmt.sig(figure["value"]),
                                 UNITS.get(self.locale, {}).get(figure["unit"], figure["unit"]),
@@ -602,7 +608,7 @@ class GuideMacros:
                             self._cite(figure["source"]),
                         ]
                     )
-        return _table([t["gpu"], t["value"], "", t["source"]], rows)
+        return _table([t["gpu"], t["figure"], t["value"], t["source"]], rows)
 
     def format_table(self, model_id: str, users: int = 1) -> str:
         """One model in every format: bits per weight, weights, and the cheapest node that serves
@@ -1426,6 +1432,22 @@ class GuideMacros:
             return ""
         word = self.t.get(f"unit_{unit}", unit)
         return self.t.get(f"unit_{unit}_one", word) if value == 1 else word
+
+    def _record(self, record_id: str) -> str:
+        """A published measurement named by its setup in words (model, cards, runtime), not by its id:
+        the catalog's names where the record maps to it, the publisher's words (without their
+        parenthetical notes) otherwise; the id stays in `data-record`, to find it in records.yaml."""
+        from macros.validation import records
+
+        record = next(r for r in records() if r["id"] == record_id)
+        model = _plain(str(record.get("published_model") or "")).split("/")[-1]
+        fmt = self.catalog.formats.get(record.get("format", ""))
+        gpu_id = record.get("gpu")
+        gpu = self.catalog.gpus[gpu_id].name if gpu_id in self.catalog.gpus else _plain(record["published_gpu"])
+        count = record.get("count") or record["published_count"]
+        runtime = self.catalog.runtimes.get(record.get("runtime", ""))
+        parts = [model, fmt.name if fmt else "", f"{count}\u00a0×\u00a0{gpu}", runtime.name if runtime else ""]
+        return markup('<span data-record="{}">{}</span>', record_id, " · ".join(p for p in parts if p))
 
     def _cite(self, source: str) -> str:
         """A source as cited: kept in the language it was written in (the catalog's, English),

@@ -457,3 +457,45 @@ def test_english_pages_spell_american(site):
         if words:
             found[page.relative_to(site).as_posix()] = sorted(set(words))
     assert not found
+
+
+# --- labels are words ------------------------------------------------------------------------
+
+
+def _cells(html: str, tag: str) -> list[str]:
+    return [c.strip() for c in re.findall(rf"<{tag}(?: [^>]*)?>(.*?)</{tag}>", html, re.S)]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_tables_name_things_in_words_never_by_field_name_or_record_id(site, locale):
+    """A table's cell names a constant, a card's figure or a published measurement in the page's
+    words: no `snake_case` field name and no records.yaml id stands as a label."""
+    from macros.validation import records
+
+    ids = {r["id"] for r in records()}
+    field_names, record_ids, setups = {}, {}, 0
+    for page in sorted((site / locale).rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        cells = _cells(html, "td")
+        name = page.relative_to(site).as_posix()
+        field_names[name] = [c for c in cells if re.fullmatch(r"<code>[a-z0-9]+(?:_[a-z0-9]+)+</code>", c)]
+        record_ids[name] = [c for c in cells if unescape(re.sub(r"<[^>]+>", "", c)) in ids]
+        setups += len(re.findall(r'<span data-record="([^"]+)"', html))
+    assert not {k: v for k, v in field_names.items() if v}
+    assert not {k: v for k, v in record_ids.items() if v}
+    assert setups >= len(ids)  # every record is shown, by its setup
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_table_header_names_its_column(site, locale):
+    """No empty header (a screen reader reads nothing for the column), and every row has as many
+    cells as the header has columns (a column shifted under another's name misleads)."""
+    faults = []
+    for page in sorted((site / locale).rglob("*.html")):
+        for table in re.findall(r"<table>(.*?)</table>", page.read_text(encoding="utf-8"), re.S):
+            header = _cells(table.split("</thead>")[0], "th")
+            rows = re.findall(r"<tr>(.*?)</tr>", table.split("</thead>")[-1], re.S)
+            where = f"{page.relative_to(site).as_posix()}: {header}"
+            faults += [where for h in header if not re.sub(r"<[^>]+>", "", h).strip()]
+            faults += [where for r in rows if len(re.findall(r"<td[ >]", r)) != len(header)]
+    assert not faults, sorted(set(faults))[:5]

@@ -30,9 +30,17 @@ def missing_words(locale: str, catalog_data: dict) -> list[str]:
     ):
         words = table.get(locale, {})
         missing += [f"{name}[{key}]" for key in table[source()] if not words.get(key)]
-    for key, assumption in catalog_data["assumptions"].items():
-        if isinstance(assumption, dict) and "explain" in assumption and not assumption["explain"].get(locale):
-            missing.append(f"assumptions.yaml: {key}: explain.{locale}")
+    constants = [("assumptions.yaml", key, item) for key, item in catalog_data["assumptions"].items()]
+    for runtime in catalog_data["runtimes"]:
+        constants += [(f"runtimes.yaml: {runtime['id']}", key, item) for key, item in runtime.items()]
+    for where, key, item in constants:
+        if isinstance(item, dict) and "explain" in item:
+            # a constant is named in words and explained, in every locale (never by its field name)
+            missing += [
+                f"{where}: {key}: {text}.{locale}"
+                for text in ("label", "explain")
+                if not item.get(text, {}).get(locale)
+            ]
     for fmt in catalog_data["formats"]:
         if "quality" in fmt and not fmt["quality"].get(locale):
             missing.append(f"formats.yaml: {fmt['id']}: quality.{locale}")
@@ -56,6 +64,7 @@ def test_a_locale_without_its_words_is_reported(catalog_data):
     missing = missing_words("de", catalog_data)
     assert "LABELS[node]" in missing
     assert "assumptions.yaml: usable_fraction: explain.de" in missing
+    assert "runtimes.yaml: vllm: batched_tokens: label.de" in missing
     assert any(m.startswith("reasons[") for m in missing)
 
 
