@@ -184,4 +184,4 @@ for (let i = 0; i < end; i++) heapRegion[i] ^= image[i];
 const base = { offset, bytes: end, sha256: createHash("sha256").update(image).digest("hex"), raw };
 
 fs.writeFileSync(outFile, snapshot);
-process.stdout.write(JSON.stringify({ stdlib: JSON.parse(added), engine: hashes, base }) + "\n");
+process.stdout.write(`${JSON.stringify({ stdlib: JSON.parse(added), engine: hashes, base })}\n`);

@@ -105,7 +105,8 @@ CONFIGURATOR = f"fr/{PAGE_PATHS['configurator']['fr']}"
 # How long search-later.js waits, after the engine is ready, for a page the reader leaves alone.
 QUIET_MS = int(
     re.search(
-        r"var QUIET_MS = (\d+);", (ROOT / "overrides" / "assets" / "javascripts" / "search-later.js").read_text()
+        r"(?:const|let|var) QUIET_MS = (\d+);",
+        (ROOT / "overrides" / "assets" / "javascripts" / "search-later.js").read_text(),
     ).group(1)
 )
 

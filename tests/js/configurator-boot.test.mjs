@@ -68,15 +68,17 @@ function page({ widget = true, early = null, paintTiming = "observed" } = {}) {
   };
   vm.runInNewContext(SCRIPT, { window, document, Number });
   const paint = () => {
-    frames.splice(0).forEach((f) => f());
-    ports.splice(0).forEach((p) => p.onmessage());
+    for (const f of frames.splice(0)) f();
+    for (const p of ports.splice(0)) p.onmessage();
   };
   // The browser reports the first contentful paint to the observers still watching.
   const show = () => {
     shown = true;
-    observers.filter((o) => o.watching).forEach((o) => o.callback(reported));
+    for (const o of observers.filter((o) => o.watching)) o.callback(reported);
   };
-  const expire = () => timers.splice(0).forEach((t) => t.callback());
+  const expire = () => {
+    for (const t of timers.splice(0)) t.callback();
+  };
   return { window, frames, timers, paint, show, expire };
 }
 

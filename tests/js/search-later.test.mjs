@@ -44,7 +44,7 @@ function page() {
         this.watching = false;
         observers.push(this);
       }
-      observe(node, options) {
+      observe(_node, options) {
         this.watching = true;
         this.options = options;
       }
@@ -59,7 +59,10 @@ function page() {
   };
   const document = {
     documentElement: {},
-    addEventListener: (type, listener) => (listeners[type] ??= []).push(listener),
+    addEventListener: (type, listener) => {
+      listeners[type] ??= [];
+      listeners[type].push(listener);
+    },
   };
   vm.runInNewContext(SCRIPT, { window, document, Reflect });
   const status = (state) => {

@@ -79,7 +79,9 @@ test("reordering moves only the rows out of place, and ends in order", () => {
     items.length <= 1 ? [items] : items.flatMap((x, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((p) => [x, ...p]));
   const longestRun = (p) => {
     const best = p.map(() => 1);
-    p.forEach((x, i) => p.slice(0, i).forEach((y, j) => y < x && (best[i] = Math.max(best[i], best[j] + 1))));
+    for (const [i, x] of p.entries()) {
+      for (const [j, y] of p.slice(0, i).entries()) if (y < x) best[i] = Math.max(best[i], best[j] + 1);
+    }
     return Math.max(0, ...best);
   };
   for (const p of permutations([0, 1, 2, 3, 4, 5])) {

@@ -7,7 +7,7 @@
 // browser has it in its cache (a return visit), and otherwise waits for configurator-boot.js's
 // "go" once the build's table is painted. engine-client.js adopts it (`configuratorBoot`).
 // tests/js/configurator-early.test.mjs runs it in Node on a stand-in window.
-(function (win, script) {
+((win, script) => {
   "use strict";
   if (!script || typeof win.Worker !== "function" || typeof win.URL !== "function") return;
   var url = new win.URL("configurator-worker.js", script.src);
@@ -16,14 +16,14 @@
   var worker;
   try {
     worker = new win.Worker(url.href, { type: "module" });
-  } catch (error) {
+  } catch (_error) {
     return; // no module workers: engine-client.js starts (and reports) it, as on any page
   }
   var messages = [];
-  worker.onmessage = function (event) {
+  worker.onmessage = (event) => {
     messages.push(event);
   };
-  worker.onerror = function (event) {
+  worker.onerror = (event) => {
     messages.push(event);
   };
   win.configuratorBoot = { worker: worker, messages: messages };

@@ -2,16 +2,16 @@
 // scheme the reader chose with the toggle, else the system's (the "automatic" option), set on
 // the body before the page is drawn, so that a dark page does not flash light first. Runs right
 // after the palette's form (the header), before Material's bundle takes over the toggle.
-(function () {
-  var palette = __md_get("__palette");
-  var first = document.querySelector("[data-md-component=palette] input");
+(() => {
+  let palette = __md_get("__palette");
+  const first = document.querySelector("[data-md-component=palette] input");
   if (!palette && first) palette = { color: { media: first.getAttribute("data-md-color-media") } };
-  if (!palette || !palette.color) return;
-  var color = Object.assign({}, palette.color);
+  if (!palette?.color) return;
+  const color = Object.assign({}, palette.color);
   if (color.media === "(prefers-color-scheme)") {
-    var light = matchMedia("(prefers-color-scheme: light)").matches;
-    var input = document.querySelector(
-      "[data-md-color-media='(prefers-color-scheme: " + (light ? "light" : "dark") + ")']",
+    const light = matchMedia("(prefers-color-scheme: light)").matches;
+    const input = document.querySelector(
+      `[data-md-color-media='(prefers-color-scheme: ${light ? "light" : "dark"})']`,
     );
     if (!input) return;
     color.media = input.getAttribute("data-md-color-media");
@@ -19,5 +19,5 @@
     color.primary = input.getAttribute("data-md-color-primary");
     color.accent = input.getAttribute("data-md-color-accent");
   }
-  for (var key in color) if (color[key]) document.body.setAttribute("data-md-color-" + key, color[key]);
+  for (const key in color) if (color[key]) document.body.setAttribute(`data-md-color-${key}`, color[key]);
 })();

@@ -10,53 +10,53 @@
 //
 // A classic script, not a module: it must run before Material's bundle, which is a classic
 // script too. tests/js/search-later.test.mjs runs it in Node on a stand-in window.
-(function (win, doc) {
+((win, doc) => {
   "use strict";
-  var Real = win.Worker;
+  const Real = win.Worker;
   if (typeof Real !== "function" || typeof win.EventTarget !== "function" || typeof win.Proxy !== "function") return;
 
-  var SEARCH_WORKER = /\/workers\/search\.[^/]*\.js(\?|#|$)/; // Material's assets/javascripts/workers/search.<hash>.min.js
-  var QUIET_MS = 3000; // after the engine is ready, without the reader touching the page
-  var LATEST_MS = 30000;
-  var held = [];
-  var released = false;
+  const SEARCH_WORKER = /\/workers\/search\.[^/]*\.js(\?|#|$)/; // Material's assets/javascripts/workers/search.<hash>.min.js
+  const QUIET_MS = 3000; // after the engine is ready, without the reader touching the page
+  const LATEST_MS = 30000;
+  let held = [];
+  let released = false;
 
   function HeldWorker(url, options) {
-    var target = new win.EventTarget();
-    var queue = [];
-    var real = null;
-    var ended = false;
+    let target = new win.EventTarget();
+    let queue = [];
+    let real = null;
+    let ended = false;
     target.onmessage = null;
     target.onerror = null;
     target.onmessageerror = null;
     function relay(event) {
-      var copy =
+      let copy =
         event.type === "error"
           ? new win.Event("error")
           : new win.MessageEvent(event.type, { data: event.data });
       target.dispatchEvent(copy);
-      var handler = target["on" + event.type];
+      let handler = target[`on${event.type}`];
       if (typeof handler === "function") handler.call(target, copy);
     }
-    target.postMessage = function (message, transfer) {
+    target.postMessage = (message, transfer) => {
       if (ended) return;
       if (real) real.postMessage(message, transfer);
       else queue.push([message, transfer]);
     };
-    target.terminate = function () {
+    target.terminate = () => {
       ended = true;
       queue = [];
       if (real) real.terminate();
     };
-    target.start = function () {
+    target.start = () => {
       if (real || ended) return;
       real = new Real(url, options);
       real.addEventListener("message", relay);
       real.addEventListener("messageerror", relay);
       real.addEventListener("error", relay);
-      var pending = queue;
+      let pending = queue;
       queue = [];
-      for (var i = 0; i < pending.length; i++) real.postMessage(pending[i][0], pending[i][1]);
+      for (let i = 0; i < pending.length; i++) real.postMessage(pending[i][0], pending[i][1]);
     };
     return target;
   }
@@ -65,14 +65,14 @@
     if (released) return;
     released = true;
     observer.disconnect();
-    for (var i = 0; i < held.length; i++) held[i].start();
+    for (let i = 0; i < held.length; i++) held[i].start();
     held = [];
   }
 
   win.Worker = new win.Proxy(Real, {
-    construct: function (target, args, newTarget) {
+    construct: (target, args, newTarget) => {
       if (released || !SEARCH_WORKER.test(String(args[0]))) return Reflect.construct(target, args, newTarget);
-      var worker = HeldWorker(args[0], args[1]);
+      let worker = HeldWorker(args[0], args[1]);
       held.push(worker);
       return worker;
     },
@@ -80,16 +80,16 @@
 
   // The engine's status line (configurator.js sets it): "error" ends the wait, "ready" starts
   // the quiet time, which the reader's every input starts again.
-  var quiet = null;
-  var ready = false;
+  let quiet = null;
+  let ready = false;
   function rearm() {
     if (released || !ready) return;
     if (quiet !== null) win.clearTimeout(quiet);
     quiet = win.setTimeout(release, QUIET_MS);
   }
-  var observer = new win.MutationObserver(function (records) {
-    for (var i = 0; i < records.length; i++) {
-      var state = records[i].target.getAttribute("data-engine-status");
+  let observer = new win.MutationObserver((records) => {
+    for (let i = 0; i < records.length; i++) {
+      let state = records[i].target.getAttribute("data-engine-status");
       if (state === "error") return release();
       if (state === "ready" && !ready) {
         ready = true;
@@ -101,7 +101,7 @@
 
   // The reader reaching for search: the header's search button or box, or a shortcut's focus.
   function reaching(event) {
-    var node = event.target;
+    let node = event.target;
     if (node && typeof node.closest === "function" && node.closest(".md-search, label[for='__search']")) release();
     else rearm();
   }

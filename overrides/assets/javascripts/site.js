@@ -1,5 +1,5 @@
 // The site's own small enhancements to Material's pages. No engine logic lives here.
-(function () {
+(() => {
   // The page's words, written by the build in its own language (macros/i18n.py, SITE).
   var wordsElement = document.getElementById("site-words");
   var words = wordsElement ? JSON.parse(wordsElement.textContent) : {};
@@ -9,13 +9,13 @@
   // counterparts (absolute, for search engines), and the switcher's links are already exact: keep
   // them out of that look-up, which runs on DOMContentLoaded, and put them back right after it.
   var alternates = Array.prototype.slice.call(document.querySelectorAll('head link[rel="alternate"][hreflang]'));
-  alternates.forEach(function (link) {
+  alternates.forEach((link) => {
     link.setAttribute("rel", "x-alternate");
   });
   document.addEventListener(
     "DOMContentLoaded",
-    function () {
-      alternates.forEach(function (link) {
+    () => {
+      alternates.forEach((link) => {
         link.setAttribute("rel", "alternate");
       });
     },
@@ -25,7 +25,7 @@
   // Wide tables scroll sideways inside Material's wrapper: make each wrapper reachable from the
   // keyboard and named for screen readers, so the hidden columns can be scrolled into view.
   function labelScrollRegions() {
-    document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
+    document.querySelectorAll(".md-typeset__scrollwrap").forEach((wrap) => {
       if (!wrap.hasAttribute("tabindex")) {
         wrap.setAttribute("tabindex", "0");
         wrap.setAttribute("role", "region");
@@ -38,8 +38,8 @@
   // Material reroutes clicks on links into another locale by matching paths, which sends the
   // reader to that locale's home: keep the click to ourselves so the link is followed as written.
   function keepSwitcherLinks() {
-    document.querySelectorAll(".md-select__link[hreflang]").forEach(function (link) {
-      link.addEventListener("click", function (event) {
+    document.querySelectorAll(".md-select__link[hreflang]").forEach((link) => {
+      link.addEventListener("click", (event) => {
         event.stopPropagation();
       });
     });

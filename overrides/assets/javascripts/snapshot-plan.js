@@ -121,7 +121,7 @@ export function growFor(module, bytes) {
 // `pyodideVersion` and for the manifest's own engine files; otherwise `{ use: false, reason }`,
 // and the worker starts Pyodide plainly.
 export function snapshotPlan(manifest, pyodideVersion) {
-  const entry = manifest && manifest.snapshot;
+  const entry = manifest?.snapshot;
   if (!entry || typeof entry !== "object") return { use: false, reason: "no snapshot in the manifest" };
   if (entry.pyodide !== pyodideVersion || manifest.pyodide !== pyodideVersion) {
     return { use: false, reason: `snapshot made for Pyodide ${entry.pyodide}, this page loads ${pyodideVersion}` };
