@@ -30,6 +30,7 @@ from typing import Any
 from macros.fitengine import Catalog, EngineError
 from macros.fitengine.fit import fit_node, workload
 from macros.fitengine.trust import load_slice
+from macros.validation import as_released
 
 SWEEPS_DIR = Path(__file__).resolve().parent.parent / "catalog" / "validation" / "sweeps"
 BAND_FILE = SWEEPS_DIR.parent / "error_band.json"
@@ -91,11 +92,13 @@ def run(catalog: Catalog, directory: Path = SWEEPS_DIR) -> list[Point]:
     for name, node_id in NODES.items():
         node = catalog.node(node_id)
         for row in rows(directory / name):
-            points.append(_point(catalog, name, node, row))
+            points.append(point(catalog, name, node, row))
     return points
 
 
-def _point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str]) -> Point:
+def point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str]) -> Point:
+    version = row.get("vllm_version") or "unstated"
+    catalog = as_released(catalog, RUNTIME, None if version == "unstated" else version, f"{sweep}: vllm_version")
     tp = int(row["tensor_parallel"])
     prompt, answer = int(row["input_tokens"]), int(row["output_tokens"])
     users = int(row["concurrency"]) * (node.count // tp)
