@@ -157,9 +157,7 @@ def score(points: list[Point], kept: int) -> tuple[int, float, float]:
     return kept, round(in_band + ordered, 9), -round(distance + (len(points) - len(answered)), 6)
 
 
-def search(
-    catalog: Catalog, fit: list[tuple[str, dict[str, str]]] | None = None, log: Any = None
-) -> dict[str, float]:
+def search(catalog: Catalog, fit: list[tuple[str, dict[str, str]]] | None = None, log: Any = None) -> dict[str, float]:
     """Coordinate search from the catalog's constants; returns the values found (runtimes.yaml units)."""
     fit = fit_rows() if fit is None else fit
     published = records()

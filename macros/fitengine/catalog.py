@@ -349,7 +349,9 @@ def _runtime(r: dict[str, Any]) -> Runtime:
         sequence_overhead_s=val("sequence_overhead") * 1e-6 if "sequence_overhead" in r else 0.0,
         **_custom_allreduce(r),
         current_from=tuple(int(part) for part in r["current_from"].split(".")) if "current_from" in r else (),
-        earlier_bandwidth_efficiency=val("earlier_bandwidth_efficiency") if "earlier_bandwidth_efficiency" in r else 0.0,
+        earlier_bandwidth_efficiency=val("earlier_bandwidth_efficiency")
+        if "earlier_bandwidth_efficiency" in r
+        else 0.0,
     )
 
 
