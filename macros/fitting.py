@@ -17,7 +17,8 @@ The objective, compared as a tuple (larger is better, the first element first):
    within 0.8 to 2 x, plus the share of pairs of tensor-parallel sizes of one setup that the
    engine ranks in the measured order;
 3. the closeness that separates ties: minus the mean, over the fit points, of the distance of
-   log(engine / measured) to the log of the middle of its band (TPOT and TTFT each), rounded;
+   log(engine / measured) to the log of the middle of its band (TPOT and TTFT each), rounded,
+   and minus one more for each fit point the engine gives no figure for;
 4. then the records' own closeness: minus the mean |log(engine / published)| of the records
    held (what sets a constant only records see, such as the share of earlier releases).
 
