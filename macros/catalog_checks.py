@@ -82,6 +82,7 @@ RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("runtimes", "fixed_per_card"): (0, 64, "GiB"),
     ("runtimes", "fixed_per_card_split"): (0, 64, "GiB"),
     ("runtimes", "bandwidth_efficiency"): (0.05, 1, "ratio"),
+    ("runtimes", "earlier_bandwidth_efficiency"): (0.05, 1, "ratio"),
     ("runtimes", "compute_efficiency"): (0.05, 1, "ratio"),
     ("runtimes", "layer_overhead"): (0, 10_000, "us"),
     ("runtimes", "moe_layer_overhead"): (0, 10_000, "us"),

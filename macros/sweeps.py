@@ -6,7 +6,9 @@ and load (users = the row's concurrency x the replicas the node holds) and its t
 token and time to first token are set beside the measured ones.
 
 The rows are split in two by a rule fixed in advance (`part`): constants are fitted on the
-"fit" part; the "judge" part says how far to trust the engine on what it was not fitted to.
+"fit" part (`macros.fitting`); the "judge" part says how far to trust the engine on what it was
+not fitted to. A row measured with a vLLM release before the one its constants hold from is run
+as that release (`macros.validation.as_released`).
 The error band (`band`) gives, per mechanic (TPOT, TTFT) and per slice (load, TP size, model
 kind), the median and 90th percentile of engine / measured on the judge part, and is written to
 catalog/validation/error_band.json (`python -m macros.sweeps --write`), which the tests check
@@ -30,6 +32,7 @@ from typing import Any
 from macros.fitengine import Catalog, EngineError
 from macros.fitengine.fit import fit_node, workload
 from macros.fitengine.trust import load_slice
+from macros.validation import as_released
 
 SWEEPS_DIR = Path(__file__).resolve().parent.parent / "catalog" / "validation" / "sweeps"
 BAND_FILE = SWEEPS_DIR.parent / "error_band.json"
@@ -91,11 +94,13 @@ def run(catalog: Catalog, directory: Path = SWEEPS_DIR) -> list[Point]:
     for name, node_id in NODES.items():
         node = catalog.node(node_id)
         for row in rows(directory / name):
-            points.append(_point(catalog, name, node, row))
+            points.append(point(catalog, name, node, row))
     return points
 
 
-def _point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str]) -> Point:
+def point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str]) -> Point:
+    version = row.get("vllm_version") or "unstated"
+    catalog = as_released(catalog, RUNTIME, None if version == "unstated" else version, f"{sweep}: vllm_version")
     tp = int(row["tensor_parallel"])
     prompt, answer = int(row["input_tokens"]), int(row["output_tokens"])
     users = int(row["concurrency"]) * (node.count // tp)
@@ -210,9 +215,10 @@ def report(catalog: Catalog) -> dict[str, Any]:
     points = run(catalog)
     return {
         "source": "catalog/validation/sweeps (see its README); engine / measured, per mechanic",
-        # Said as it is: the runtime constants of catalog/runtimes.yaml were last chosen against
-        # the whole sweep and the published records, so the judge part is declared, not yet unseen.
-        "fitted_on": "the whole sweep and catalog/validation/records.yaml (the split is declared for the next fit)",
+        # vLLM's serving constants (catalog/runtimes.yaml) come from macros/fitting.py, which reads
+        # the fit part of the sweep and the published records, never the judge part.
+        "fitted_on": "the fit part of the sweep and catalog/validation/records.yaml (python -m macros.fitting); "
+        "the judge part is held out",
         "bands": {"tpot": list(TPOT_BAND), "ttft": list(TTFT_BAND)},
         "covers": covers(points),
         "judge": band(catalog, points, "judge"),

@@ -83,8 +83,33 @@ def _node(catalog: Catalog, gpu: str, count: int) -> Any:
     )
 
 
+def release(version: str, where: str = "runtime_version") -> tuple[int, ...]:
+    """A release number ("0.8.5.post1", "0.11") as a tuple of its leading numbers, or a clear error."""
+    numbers = []
+    for part in str(version).split("."):
+        if not part.isdigit():
+            break
+        numbers.append(int(part))
+    if not numbers:
+        raise ValueError(f"{where}: expected a release number such as 0.8.5, got {version!r}")
+    return tuple(numbers)
+
+
+def as_released(catalog: Catalog, runtime_id: str, version: str | None, where: str = "runtime_version") -> Catalog:
+    """The catalog as a measurement taken with release `version` of the runtime saw it: a release
+    before the one the runtime's constants hold from (`current_from`) decodes at the share of
+    earlier releases; a later release, or one not stated, at today's."""
+    runtime = catalog.runtimes.get(runtime_id)
+    if version is None or runtime is None or not runtime.current_from:
+        return catalog
+    if release(version, where) >= runtime.current_from:
+        return catalog
+    earlier = dataclasses.replace(runtime, bandwidth_efficiency=runtime.earlier_bandwidth_efficiency)
+    return dataclasses.replace(catalog, runtimes={**catalog.runtimes, runtime_id: earlier})
+
+
 def check_record(catalog: Catalog, record: dict[str, Any], directory: Path = VALIDATION_DIR) -> Check:
-    """Run one record through the engine."""
+    """Run one record through the engine (as the runtime's release it names ran, if it names one)."""
     base = {
         "id": record["id"],
         "published": record["value"],
@@ -104,6 +129,7 @@ def check_record(catalog: Catalog, record: dict[str, Any], directory: Path = VAL
             superseded_by=record.get("superseded_by"),
             **base,
         )
+    catalog = as_released(catalog, record["runtime"], record.get("runtime_version"), f"{record['id']}: runtime_version")
     model = _model(catalog, record["model"], directory)
     node = _node(catalog, record["gpu"], record["count"])
     users = record.get("concurrency") or 1

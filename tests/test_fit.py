@@ -285,14 +285,20 @@ FORMATS = st.sampled_from(["bf16", "fp8", "awq-int4", "gguf-q4_k_m", "mxfp4"])
 )
 def test_more_context_never_needs_less_memory(catalog, model, fmt, context, extra, node_index):
     node = catalog.nodes[node_index]
-    short = fit_node(catalog, workload(catalog, model, fmt, context=context), node)
+    short_work = workload(catalog, model, fmt, context=context)
+    short = fit_node(catalog, short_work, node)
     longer = min(context + extra, catalog.llms[model].max_context)  # Mixtral stops at 32,768
-    long = fit_node(catalog, workload(catalog, model, fmt, context=longer), node)
+    long_work = workload(catalog, model, fmt, context=longer)
+    long = fit_node(catalog, long_work, node)
     if short.cards_used == long.cards_used or long.verdict == "none":
         assert long.need_gb >= short.need_gb or long.verdict == "none"
     if short.verdict == "none":
         assert long.verdict == "none"
-    else:
+    elif short_work.output_tokens == long_work.output_tokens:
+        # Among the layouts that hold both, the faster is chosen: a longer prompt never favours
+        # fewer cards. A context too short for the default answer shortens the answer too, and a
+        # one-token answer is all prefill, where more cards are faster (a node over PCIe then
+        # takes fewer for two tokens): the cards are compared at one answer length.
         assert long.verdict == "none" or long.cards_used >= short.cards_used
 
 

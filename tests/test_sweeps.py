@@ -5,12 +5,11 @@ import json
 
 import pytest
 
-from macros.sweeps import BAND_FILE, SWEEPS_DIR, band, part, report, rows, run
+from macros.sweeps import BAND_FILE, SWEEPS_DIR, TPOT_BAND, band, part, report, rows, run
 
-# Floors the engine keeps today on the whole sweep. The aim is 75 % of points in both bands;
-# what stands in the way is said in the methodology and on the issue (the published records,
-# older vLLM on A100 and H100 NVL, cap the bandwidth share the sweep would take).
-IN_BAND_FLOOR = 0.65
+# The aim of the issue, held on the judge part (the constants were fitted on the other part and
+# the published records, macros/fitting.py) and on the whole sweep.
+IN_BAND_FLOOR = 0.75
 PAIRS_FLOOR = 0.9
 
 
@@ -34,6 +33,31 @@ def test_no_layout_vllm_ran_is_refused(points):
 def test_most_points_fall_in_both_bands(points):
     share = sum(p.in_band for p in points) / len(points)
     assert share >= IN_BAND_FLOOR
+
+
+def test_most_judged_points_fall_in_both_bands_and_keep_their_tp_order(catalog, points):
+    judged = [p for p in points if p.part == "judge"]
+    assert sum(p.in_band for p in judged) / len(judged) >= IN_BAND_FLOOR
+    pairs = band(catalog, points, "judge")["tp_pairs_in_order"]
+    assert pairs["pairs"] >= 50 and pairs["kept"] / pairs["pairs"] >= PAIRS_FLOOR
+
+
+def test_the_shipped_judge_share_is_a_fresh_count_and_says_what_was_fitted(points):
+    """The share error_band.json (and the methodology page) reports is the judged points in both
+    bands counted anew, and the file says the judge part was held out of the fit."""
+    shipped = json.loads(BAND_FILE.read_text(encoding="utf-8"))
+    judged = [p for p in points if p.part == "judge"]
+    fresh = [
+        p
+        for p in judged
+        if p.tpot_ratio is not None
+        and p.ttft_ratio is not None
+        and 0.9 <= p.tpot_ratio <= 1.5
+        and 0.8 <= p.ttft_ratio <= 2.0
+    ]
+    assert shipped["judge"]["points"] == len(judged)
+    assert shipped["judge"]["in_band"] == round(len(fresh) / len(judged), 3)
+    assert "fit part" in shipped["fitted_on"] and "held out" in shipped["fitted_on"]
 
 
 def test_tensor_parallel_sizes_rank_as_measured(catalog, points):
@@ -70,3 +94,16 @@ def test_the_band_reports_median_and_p90_per_mechanic_and_slice(catalog, points)
         for mechanic in ("tpot", "ttft"):
             q = judged["slices"][name][mechanic]
             assert q["points"] > 0 and 0 < q["median"] <= q["p90"]
+
+
+def test_the_widest_judged_misses_are_gpt_oss_at_the_heaviest_load(catalog, points):
+    """What the methodology says of the judged part: the points at or above the 90th percentile
+    of time per token of the heaviest load and of the MoE models are all gpt-oss-120b rows at the
+    sweep's largest concurrency (the rows its README says show an unstated sequence cap)."""
+    judged = band(catalog, points, "judge")["slices"]
+    heaviest = max(p.concurrency for p in points)
+    for name in ("load: over 64 users", "model: moe"):
+        edge = judged[name]["tpot"]["p90"]
+        widest = [p for p in points if p.part == "judge" and p.tpot_ratio is not None and p.tpot_ratio >= edge]
+        assert widest and edge > TPOT_BAND[1]
+        assert all(p.row["model"] == "openai/gpt-oss-120b" and p.concurrency == heaviest for p in widest), name

@@ -11,7 +11,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from macros.validation import COPIED_KEYS, SPEED_BOUNDS, TIME_BOUNDS, check_all, check_record, compare_upstream, records
+from macros.validation import (
+    COPIED_KEYS,
+    SPEED_BOUNDS,
+    TIME_BOUNDS,
+    as_released,
+    check_all,
+    check_record,
+    compare_upstream,
+    records,
+    release,
+)
 
 from .conftest import ROOT
 
@@ -115,3 +125,38 @@ def test_configs_for_models_outside_the_catalog_match_their_published_sizes():
     for name, total in published.items():
         config = yaml.safe_load((Path(ROOT) / "catalog" / "validation" / "configs" / f"{name}.json").read_text())
         assert from_hf_config(config).params.total == pytest.approx(total, rel=0.005)
+
+
+def test_a_record_of_an_earlier_vllm_release_is_judged_with_that_release_s_share(catalog):
+    """vLLM 0.8.5 (vllm-project/vllm issue 17788) runs with the share of releases before 0.11; the
+    same record said to be measured with 0.11, or with no release named, runs with today's."""
+    vllm = catalog.runtimes["vllm"]
+    earlier = as_released(catalog, "vllm", "0.8.5.post1").runtimes["vllm"]
+    assert earlier.bandwidth_efficiency == vllm.earlier_bandwidth_efficiency
+    for version in ("0.11.0", "0.19", None):
+        assert as_released(catalog, "vllm", version).runtimes["vllm"] == vllm
+    assert as_released(catalog, "llama-cpp", "0.1") is catalog  # a runtime with one set of constants
+    record = next(r for r in RECORDS if r["id"] == "vllm17788-qwen3-32b-bf16-h100nvl")
+    assert record["runtime_version"] == "0.8.5.post1" and "0.8.5" in record["engine"]
+    then = check_record(catalog, record)
+    today = check_record(catalog, {k: v for k, v in record.items() if k != "runtime_version"})
+    assert today.engine > then.engine
+
+
+def test_every_vllm_release_a_record_names_is_its_engine_s():
+    """A record's runtime_version is the release its `engine` line names (or, for a main-branch
+    build, a release before it), so no record is moved to the earlier share without its source."""
+    named = [r for r in RECORDS if "runtime_version" in r]
+    assert len(named) >= 8
+    for record in named:
+        version = release(record["runtime_version"], record["id"])
+        assert record["runtime"] == "vllm", record["id"]
+        if "main" not in record["engine"] and "gptoss" not in record["engine"]:
+            assert record["runtime_version"].split(".post")[0] in record["engine"], record["id"]
+        assert version < (1,), record["id"]
+
+
+def test_a_release_that_is_not_a_number_is_named():
+    assert release("0.8.5.post1") == (0, 8, 5)
+    with pytest.raises(ValueError, match="somewhere: expected a release number"):
+        release("latest", "somewhere")

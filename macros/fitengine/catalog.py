@@ -123,6 +123,10 @@ class Runtime:
     custom_allreduce_latency_s: float = 0
     custom_allreduce_latency_per_card_s: float = 0
     custom_allreduce_efficiency: float = 0
+    # The release from which the constants above hold, and the bandwidth share of earlier releases
+    # (the published measurements taken with them are judged with it); () and 0: none given.
+    current_from: tuple[int, ...] = ()
+    earlier_bandwidth_efficiency: float = 0
 
 
 @dataclass(frozen=True)
@@ -344,6 +348,10 @@ def _runtime(r: dict[str, Any]) -> Runtime:
         else 0.0,
         sequence_overhead_s=val("sequence_overhead") * 1e-6 if "sequence_overhead" in r else 0.0,
         **_custom_allreduce(r),
+        current_from=tuple(int(part) for part in r["current_from"].split(".")) if "current_from" in r else (),
+        earlier_bandwidth_efficiency=val("earlier_bandwidth_efficiency")
+        if "earlier_bandwidth_efficiency" in r
+        else 0.0,
     )
 
 
