@@ -341,6 +341,8 @@ class Serving:
 
         if others == 0:
             wait, tpot, cycle = 0.0, t_d, prefill + decodes * t_d
+            if node_others:  # alone on its rank, but the other ranks' prompts still hold its steps
+                wait, tpot, cycle = through(0.0)
         else:
             # The load is where the cycle it gives matches the one it comes from (busy x cycle =
             # the other prompts' time): a root of a function without poles on [0, 1], found by
