@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--pipeline-parallel", type=int, help="force the number of pipeline stages")
     fit.add_argument("--expert-parallel", type=int, help="force expert parallelism (equal to --tensor-parallel)")
     fit.add_argument(
+        "--data-parallel",
+        type=int,
+        help="force data-parallel attention in N ranks of --tensor-parallel cards each, the experts over all "
+        "N x TP cards (vLLM --data-parallel-size with --enable-expert-parallel; MoE models)",
+    )
+    fit.add_argument(
         "--memory-utilization", type=float, help="share of each card the runtime may use (default: the runtime's)"
     )
     fit.add_argument("--kv-cache", choices=("auto", "fp8"), help="KV cache precision (default: auto, 16-bit)")
@@ -151,6 +157,7 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
         "tensor_parallel": args.tensor_parallel,
         "pipeline_parallel": args.pipeline_parallel,
         "expert_parallel": args.expert_parallel,
+        "data_parallel": args.data_parallel,
         "memory_utilization": args.memory_utilization,
         "node": args.node,
         "min_speed": args.min_speed,
@@ -256,6 +263,8 @@ def _table(rows: list[dict[str, Any]]) -> str:
         layout = "-"
         if r["cards_used"]:
             layout = f"{r['tensor_parallel']}x{r['pipeline_parallel']}" + ("ep" if r["expert_parallel"] > 1 else "")
+            if r.get("data_parallel", 1) > 1:  # data-parallel attention: ranks x their tensor parallel
+                layout = f"dp{r['data_parallel']}x{r['tensor_parallel']}"
             layout += f"/{r['replicas']}" if r["replicas"] > 1 else ""
         best = "-"
         if r["best_usd_per_million_output_tokens"] is not None:

@@ -610,7 +610,14 @@ class ConfiguratorHtml:
             cards = r["cards_used"]
             verdict = t[r["verdict"]]
             if r["verdict"] == "split":
-                verdict += " · " + t["layout"].format(cards=cards, tp=r["tensor_parallel"], pp=r["pipeline_parallel"])
+                if r.get("data_parallel", 1) > 1:  # data-parallel attention: ranks x their tensor parallel
+                    verdict += " · " + t["layout_ranks"].format(
+                        cards=cards, dp=r["data_parallel"], tp=r["tensor_parallel"]
+                    )
+                else:
+                    verdict += " · " + t["layout"].format(
+                        cards=cards, tp=r["tensor_parallel"], pp=r["pipeline_parallel"]
+                    )
             if r.get("recommended"):
                 verdict += " · " + t["mark_recommended"]
             elif fits and not r["meets_target"]:

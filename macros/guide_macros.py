@@ -24,6 +24,7 @@ from macros.fitengine import (
     render,
     weight_bytes,
 )
+from macros.fitengine.api import LAYOUT_KEYS
 from macros.fitengine.fit import MAX_CONCURRENCY
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import LABELS, UNMAPPED
@@ -1001,14 +1002,15 @@ class GuideMacros:
         return self._cheapest(self._fit_all(model_id, fmt_id, concurrency=users), single=False)
 
     def expert_table(self, model_id: str, fmt_id: str, users: int, *node_ids: str) -> str:
-        """Tensor parallelism alone against experts spread whole over the cards (expert parallelism)."""
+        """Tensor parallelism alone against experts spread whole over the cards (expert parallelism),
+        beside tensor parallelism and beside data-parallel attention (one rank per card)."""
         t, c = self.t, self.catalog
         rows = []
         for node_id in node_ids:
             node = c.node(node_id)
             link = group_link(c, node, node.count)
-            for ep in (1, node.count):
-                layout = (node.count, 1, ep)
+            n = node.count
+            for layout in ((n, 1, 1, 1), (n, 1, n, 1), (1, 1, n, n)):
                 one, many = self._one_and_many(model_id, fmt_id, node, users, layout)
                 rows.append(
                     [
@@ -1418,12 +1420,12 @@ class GuideMacros:
         return self._fits[key]
 
     def _one(
-        self, model_id: str, fmt_id: str, node_id: str, users: int, layout: tuple[int, int, int] | None = None
+        self, model_id: str, fmt_id: str, node_id: str, users: int, layout: tuple[int, ...] | None = None
     ) -> NodeFit:
-        """One node's answer for `users` users (a forced layout: tensor, pipeline, expert)."""
+        """One node's answer for `users` users (a forced layout: tensor, pipeline, expert[, data])."""
         request: dict[str, Any] = {"model": model_id, "format": fmt_id, "concurrency": users, "node": node_id}
         if layout is not None:
-            request |= dict(zip(("tensor_parallel", "pipeline_parallel", "expert_parallel"), layout, strict=True))
+            request |= dict(zip(LAYOUT_KEYS, layout, strict=False))
         return evaluate(self.catalog, request).fits[0]
 
     def _unit_word(self, unit: str, value: Any) -> str:
@@ -1494,6 +1496,8 @@ class GuideMacros:
             tp=self.fmt.number(r.tensor_parallel),
             pp=self.fmt.number(r.pipeline_parallel),
         )
+        if r.data_parallel > 1:
+            text += self.t["layout_dp"].format(dp=self.fmt.number(r.data_parallel))
         if r.expert_parallel > 1:
             text += self.t["layout_ep"].format(ep=self.fmt.number(r.expert_parallel))
         return text
@@ -1525,7 +1529,7 @@ class GuideMacros:
         return min(candidates, key=lambda r: r.price_month_usd) if candidates else None
 
     def _one_and_many(
-        self, model_id: str, fmt_id: str, node: Any, users: int, layout: tuple[int, int, int]
+        self, model_id: str, fmt_id: str, node: Any, users: int, layout: tuple[int, ...]
     ) -> tuple[NodeFit, NodeFit]:
         """A node's answer with a forced layout for one user, then for `users` users."""
         return (

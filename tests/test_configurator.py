@@ -718,6 +718,28 @@ def test_a_forced_layout_the_runtime_refuses_is_said_in_french_beside_the_layout
     context.close()
 
 
+def test_a_data_parallel_link_is_answered_and_refused_for_a_dense_model(browser, server):
+    # data_parallel= in the link: DeepSeek V3 is answered with its ranks named in the rows; a dense
+    # model is refused in the verdicts' own French words (reasons.py, layout_dp_dense).
+    from macros.i18n import WIDGET
+
+    context, page, errors, _ = open_configurator(
+        browser, server, "fr", "?v=1&model=deepseek-v3&format=fp8&data_parallel=8"
+    )
+    wait_ready(page)
+    wait_until(lambda: card(page)["state"] == "answer", 30, "the answer")
+    assert page.input_value("select[name=data_parallel]") == "8"
+    markup = " ".join(row_markup(page))
+    assert WIDGET["fr"]["layout_ranks"].format(cards=8, dp=8, tp=1) in markup
+    page.select_option("select[name=model]", "llama-3.3-70b")
+    wait_until(lambda: page.is_visible("[data-message]"), 30, "the engine's refusal")
+    message = page.text_content("[data-message]")
+    assert message == WIDGET["fr"]["err_layout_dp_dense"].format(dp=8), message
+    assert page.text_content("[data-error-for=layout]") == message
+    assert not errors, errors
+    context.close()
+
+
 def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser, server, catalog):
     # Defect 12: no "engine is loading" without a script; controls that cannot work are disabled;
     # a link naming another model is not silently answered with the default one.

@@ -198,7 +198,7 @@ def test_the_most_users_and_the_best_price_within_the_target_hold_against_every_
         if row.verdict == "none":
             continue
         where = (node.id, row.tensor_parallel, row.pipeline_parallel)
-        layout = fit.Layout(row.tensor_parallel, row.pipeline_parallel, row.expert_parallel)
+        layout = fit.Layout(row.tensor_parallel, row.pipeline_parallel, row.expert_parallel, row.data_parallel)
         replicas = node.count // layout.cards
         serving = fit.replica(catalog, work, node, layout)
         admitted = fit._Sizing(catalog, work, catalog.gpus[node.gpu], runtime).in_flight(layout)

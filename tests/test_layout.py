@@ -44,11 +44,15 @@ def test_qwen3_235b_fp8_never_gets_a_layout_vllm_refuses(catalog):
 def test_qwen3_235b_fp8_at_64_users_of_16k_on_8x_h100_is_two_replicas_of_tp4(catalog):
     """vLLM pages the KV cache: a request holds its prompt and its answer so far, not the whole
     16k context. A TP 4 replica holds fewer than 32 whole contexts (so a cache of whole contexts
-    would need TP 4 x PP 2), but admits its 32 users at the default lengths: two replicas of TP 4."""
+    would need TP 4 x PP 2), but admits its 32 users at the default lengths: two groups of TP 4
+    (two replicas, or two data-parallel attention ranks with the experts over all 8 cards)."""
     work = workload(catalog, "qwen3-235b-a22b", "fp8", 16384, 64)
-    r = fit_node(catalog, work, catalog.node("8x-h100-sxm"))
-    assert (r.tensor_parallel, r.pipeline_parallel, r.expert_parallel, r.replicas) == (4, 1, 1, 2)
+    node = catalog.node("8x-h100-sxm")
+    r = fit_node(catalog, work, node)
+    assert (r.tensor_parallel, r.pipeline_parallel, r.replicas * r.data_parallel) == (4, 1, 2)
     assert r.max_concurrency >= 64 and not r.queue_s
+    r = fit_node(catalog, workload(catalog, "qwen3-235b-a22b", "fp8", 16384, 64, layout=(4, 1, 1)), node)
+    assert r.replicas == 2 and r.max_concurrency >= 64 and not r.queue_s
     kv_token = 94 * 4 * 128 * 2 * 2 / 4  # layers x KV heads x head size x (K, V) x 2 bytes, over 4 cards
     assert (r.capacity_gb - r.weights_gb - r.reserve_gb) * 1e9 / (16384 * kv_token) < 32
 
@@ -58,6 +62,10 @@ def test_search_order_is_fewest_cards_then_fewest_stages(catalog):
     order = [(lay.tp, lay.pp, lay.ep) for lay in candidates(8, vllm, moe=True)]
     assert order[:3] == [(1, 1, 1), (2, 1, 1), (1, 2, 1)]
     assert order.index((4, 2, 1)) < order.index((8, 1, 8))  # sliced experts first at 8 cards
+    ranks = [lay for lay in candidates(8, vllm, moe=True) if lay.dp > 1]  # then data-parallel attention
+    assert [(lay.dp, lay.tp, lay.ep) for lay in ranks if lay.cards == 8] == [(8, 1, 8), (4, 2, 8), (2, 4, 8)]
+    assert all(lay.pp == 1 and lay.ep == lay.cards for lay in ranks)
+    assert all(lay.dp == 1 for lay in candidates(8, vllm, moe=False))  # dense models: never
     assert all(8 % (tp * pp) == 0 for tp, pp, _ in order)  # the node's other cards hold whole replicas
     assert [(lay.tp, lay.pp) for lay in candidates(4, llama, moe=False)] == [(1, 1), (1, 2), (1, 4)]
 

@@ -88,7 +88,7 @@ def test_on_every_node_the_chosen_layout_is_no_worse_than_any_other_it_accepts(c
         others = []
         for lay in _accepted_layouts(catalog, work, node):
             forced = fit_node(
-                catalog, workload(catalog, model, fmt, concurrency=users, layout=(lay.tp, lay.pp, lay.ep)), node
+                catalog, workload(catalog, model, fmt, concurrency=users, layout=(lay.tp, lay.pp, lay.ep, lay.dp)), node
             )
             if forced.verdict != "none":
                 others.append(forced)

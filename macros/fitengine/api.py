@@ -136,18 +136,18 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
     return value[:40]
 
 
-LAYOUT_KEYS = ("tensor_parallel", "pipeline_parallel", "expert_parallel")
+LAYOUT_KEYS = ("tensor_parallel", "pipeline_parallel", "expert_parallel", "data_parallel")
 # What an image or video model is refused: the serving runtime's settings and request lengths.
 IMAGE_REFUSED = ("input", "output", "runtime", "kv_cache", *LAYOUT_KEYS, "memory_utilization", "min_speed", "max_ttft")
 
 
-def _layout(request: dict[str, Any]) -> tuple[int, int, int] | None:
-    """A forced layout (tp, pp, ep) when the request names any of its degrees (the others: 1)."""
+def _layout(request: dict[str, Any]) -> tuple[int, int, int, int] | None:
+    """A forced layout (tp, pp, ep, dp) when the request names any of its degrees (the others: 1)."""
     degrees = [_whole(request, key) for key in LAYOUT_KEYS]
     if all(d is None for d in degrees):
         return None
-    tp, pp, ep = (1 if d is None else d for d in degrees)
-    return (tp, pp, ep)
+    tp, pp, ep, dp = (1 if d is None else d for d in degrees)
+    return (tp, pp, ep, dp)
 
 
 def link_class(catalog: Catalog, node_id: str | Node) -> str:
@@ -170,8 +170,8 @@ def answer(
 
     Optional keys: input, output, runtime, kv_cache, the target (min_speed in tokens per second
     per user, max_ttft in seconds; the catalog's defaults otherwise), and a forced layout's
-    tensor_parallel, pipeline_parallel and expert_parallel (a layout the runtime refuses raises
-    EngineError).
+    tensor_parallel, pipeline_parallel, expert_parallel and data_parallel (data-parallel attention
+    ranks, MoE models under vLLM; a layout the runtime refuses raises EngineError).
 
     Raises EngineError with a reader-facing message when the request cannot be answered.
     """
@@ -195,6 +195,7 @@ REQUEST_KEYS = (
     "tensor_parallel",
     "pipeline_parallel",
     "expert_parallel",
+    "data_parallel",
     "memory_utilization",
     "node",
     "min_speed",

@@ -23,7 +23,7 @@ from .catalog import Catalog, Format, Gpu, Llm, Node, Runtime
 from .checkpoint import unquantized_parts
 from .errors import EngineError, shown, unknown
 from .layout import Layout, candidates, refusal
-from .memory import kv_bytes_per_card, runtime_reserve_bytes, weight_bytes
+from .memory import expert_weight_bytes, kv_bytes_per_card, runtime_reserve_bytes, weight_bytes, weight_bytes_per_card
 from .reasons import Reason, render
 from .serving import Serving, Steady, batched_tokens, max_sequences
 from .topology import group_link
@@ -213,6 +213,7 @@ class NodeFit:
     weight_only: bool
     reason: Reason
     notes: tuple[Reason, ...] = ()
+    data_parallel: int = 1  # data-parallel attention ranks of each replica (1: none; 0: no fit)
 
     def to_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in _NODEFIT_FIELDS}
@@ -301,6 +302,7 @@ class _Sizing:
         self.kv_bytes = a.kv_bytes_fp8 if work.kv_cache == "fp8" else a.kv_bytes
         self.unquantized = unquantized_parts(work.model, work.format)
         self.weights = weight_bytes(self.params, work.format, self.unquantized)
+        self.expert_weights = expert_weight_bytes(self.params, work.format, self.unquantized)
         utilization = work.memory_utilization if work.memory_utilization is not None else runtime.memory_utilization
         self.capacity = gpu.memory_usable_bytes * utilization
         self._reserve = (card_reserve_bytes(self.arch, runtime, gpu), card_reserve_bytes(self.arch, runtime, gpu, True))
@@ -333,7 +335,9 @@ class _Sizing:
         return kv
 
     def weights_card(self, layout: Layout) -> float:
-        return self.weights / layout.cards
+        if layout.dp == 1:
+            return self.weights / layout.cards
+        return weight_bytes_per_card(self.weights, self.expert_weights, layout.tp, layout.pp, layout.dp)
 
     def room(self, layout: Layout) -> float:
         """Bytes left for the KV cache on each card of the layout."""
@@ -359,7 +363,9 @@ class _Sizing:
 
     def in_flight(self, layout: Layout) -> int:
         """Requests one replica admits at once: the runtime's sequence cap, and what its KV cache
-        holds at the workload's lengths (0 when not even one request of the longest context fits)."""
+        holds at the workload's lengths (0 when not even one request of the longest context fits).
+        With data-parallel attention, each rank's (vLLM's --max-num-seqs and KV cache are per rank)
+        times its ranks."""
         admitted = self._admitted.get(layout)
         if admitted is None:
             admitted = self._admitted[layout] = self._in_flight(layout)
@@ -369,11 +375,13 @@ class _Sizing:
         if self.most_sequences(layout, self.work.context) < 1:
             return 0
         cap = max_sequences(self.runtime, self.gpu)
-        return max(1, min(cap, self.most_sequences(layout, self.held_length())))
+        return max(1, min(cap, self.most_sequences(layout, self.held_length()))) * layout.dp
 
-    def wanted(self, users: int) -> int:
-        """Requests a replica of `users` users would hold at once if memory allowed."""
-        return min(users, max_sequences(self.runtime, self.gpu))
+    def wanted(self, users: int, layout: Layout | None = None) -> int:
+        """Requests a replica of `users` users would hold at once on each card if memory allowed
+        (with data-parallel attention, the busiest rank's share of them)."""
+        ranks = layout.dp if layout is not None else 1
+        return min(math.ceil(users / ranks), max_sequences(self.runtime, self.gpu))
 
     def most_sequences(self, layout: Layout, context: int) -> int:
         """How many sequences of `context` tokens one replica holds (0 when not even one)."""
@@ -507,7 +515,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         # What the KV cache holds: the requests admitted at once at their average length, or
         # (no fit) one request of the longest context.
         held = sizing.held_length() if fits else work.context
-        in_memory = sizing.wanted(per_replica) if fits else 1
+        in_memory = sizing.wanted(per_replica, layout) if fits else 1
         figures.update(
             node=node.id,
             gpu=gpu.id,
@@ -518,6 +526,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
             tensor_parallel=layout.tp if fits else 0,
             pipeline_parallel=layout.pp if fits else 0,
             expert_parallel=layout.ep if fits else 0,
+            data_parallel=layout.dp if fits else 0,
             need_gb=sizing.need(layout, held, in_memory) / GB,
             capacity_gb=sizing.capacity / GB,
             weights_gb=sizing.weights_card(layout) / GB,
@@ -534,7 +543,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
     if tried is None:
         tried = sizing.tried[node.count] = _accepted(work, runtime, node.count)
     accepted = [lay for lay, why in tried if why is None]
-    widest = max(accepted, key=lambda lay: (lay.cards, -lay.pp, -lay.ep)) if accepted else Layout()
+    widest = max(accepted, key=lambda lay: (lay.cards, -lay.pp, -lay.dp, -lay.ep)) if accepted else Layout()
     if work.layout is not None and work.layout.cards > node.count:
         reason = Reason("layout_too_big", {"cards": work.layout.cards, "count": node.count})
         return result("none", Layout(), reason)
@@ -576,7 +585,7 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
     admitted = sizing.in_flight(layout)
     held = sizing.held_length()
     need = {
-        "need": sizing.need(layout, held, sizing.wanted(per_replica)) / GB,
+        "need": sizing.need(layout, held, sizing.wanted(per_replica, layout)) / GB,
         "capacity": sizing.capacity / GB,
     }
     if layout.cards == 1:
@@ -586,6 +595,8 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         verdict = "split"
         if runtime.kind == "layer-split":
             code, extra = "split_layers", {"cards": layout.cards}
+        elif layout.dp > 1:
+            code, extra = "split_dp", {"cards": layout.cards, "tp": layout.tp, "dp": layout.dp, "ep": layout.ep}
         elif layout.ep > 1:
             code, extra = "split_ep", {"cards": layout.cards, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep}
         else:
@@ -594,6 +605,8 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing |
         reason = Reason(code, {**need, **extra})
     if replicas > 1 and users > 1:
         notes = (*notes, Reason("replicas", {"replicas": replicas, "users": users, "per_replica": per_replica}))
+    if layout.dp > 1:
+        notes = (*notes, Reason("dp_ranks", {"dp": layout.dp, "per_rank": math.ceil(per_replica / layout.dp)}))
     if refused_full and layout.cards < node.count and replicas == 1:
         notes = (*notes, refused_full[0])
     if figures["queue_s"]:
@@ -677,6 +690,7 @@ def _new_serving(
         tp_link=group_link(catalog, node, layout.tp) if layout.tp > 1 else None,
         pp_link=group_link(catalog, node, layout.cards) if layout.pp > 1 else None,
         compute_tflops=tflops,
+        ep_link=group_link(catalog, node, layout.cards) if layout.dp > 1 else None,
     )
 
 
@@ -722,11 +736,16 @@ def _speed(
         "queue_s": slowest.queue_s,
         "bound": slowest.bound,
         "allreduce_ms_per_token": slowest.communication_s * 1000,
-        "link": (serving.tp_link or serving.pp_link).name if (serving.tp_link or serving.pp_link) else None,
+        "link": _link_name(serving),
         "meets_target": work.meets(slowest.tpot_s, slowest.ttft_s),
         "tokens_per_hour": total * 3600 * (work.input_tokens + work.output_tokens) / work.output_tokens,
     }
     return figures, total
+
+
+def _link_name(serving: Serving) -> str | None:
+    link = serving.tp_link or serving.pp_link or serving.ep_link
+    return link.name if link else None
 
 
 def _node_tok_s(serving: Serving, work: Workload, sizing: _Sizing, groups: list[tuple[int, int]]) -> float:
@@ -819,7 +838,21 @@ def _at_target(work: Workload, sizing: _Sizing, serving: Serving, replicas: int)
     most = min(_most_at_target(work, sizing, serving), MAX_CONCURRENCY // replicas)
     if most < 1:
         return 0, 0, None
-    batch = _cheapest_batch(lambda b: 1 / _load(serving, work, sizing, b).total, most)
+    dp = serving.layout.dp
+
+    def cost(users: int) -> float:
+        return 1 / _load(serving, work, sizing, users).total
+
+    if dp == 1:
+        batch = _cheapest_batch(cost, most)
+    else:
+        # Users fill the ranks in turn, each paced by the busiest: between two multiples of the
+        # ranks the price falls with every user added, so the cheapest load is a multiple of them
+        # (one search over those) or the edge itself.
+        batch = most
+        if most >= dp:
+            full = dp * _cheapest_batch(lambda k: cost(k * dp), most // dp)
+            batch = min((full, most), key=lambda b: (cost(b), b))
     return most * replicas, batch * replicas, _load(serving, work, sizing, batch).total * replicas
 
 
@@ -895,7 +928,7 @@ def workload(
     input_tokens: int | None = None,
     output_tokens: int | None = None,
     runtime: str | None = None,
-    layout: tuple[int, int, int] | None = None,
+    layout: tuple[int, ...] | None = None,
     memory_utilization: float | None = None,
     kv_cache: str | None = None,
     min_tok_s: float | None = None,
@@ -904,7 +937,9 @@ def workload(
     """A workload from catalog ids, with the catalog's defaults (the target's included).
 
     The default prompt and answer lengths are shortened to fit a context shorter than both.
-    A forced `layout` (tp, pp, ep) the runtime refuses for this model raises EngineError.
+    A forced `layout` (tp, pp, ep) or (tp, pp, ep, dp) the runtime refuses for this model raises
+    EngineError. With dp > 1 (data-parallel attention) the experts go to all dp x tp cards: ep is
+    then that product, or 1 to let it follow.
     """
     a = catalog.assumptions
     if isinstance(model, str):
@@ -944,8 +979,9 @@ def workload(
             input_tokens = max(1, min(a.default_input_tokens, context + 1 - output_tokens))
     forced = None
     if layout is not None:
-        tp, pp, ep = layout
-        for name, value in (("tensor_parallel", tp), ("pipeline_parallel", pp), ("expert_parallel", ep)):
+        tp, pp, ep, dp = (*layout, 1) if len(layout) == 3 else layout
+        degrees = (("tensor_parallel", tp), ("pipeline_parallel", pp), ("expert_parallel", ep), ("data_parallel", dp))
+        for name, value in degrees:
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PARALLEL:
                 raise EngineError(
                     f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_PARALLEL}, got {shown(value)}",
@@ -953,14 +989,25 @@ def workload(
                     key=name,
                     maximum=MAX_PARALLEL,
                 )
-        if ep not in (1, tp):
+        if dp > 1 and ep in (1, dp * tp):
+            ep = dp * tp
+        elif dp > 1:
+            raise EngineError(
+                f"with data parallel {dp}, expert parallel must be 1 or data parallel x tensor parallel ({dp * tp}), "
+                f"got {ep}",
+                "expert_parallel_dp",
+                dp=dp,
+                ranks=dp * tp,
+                ep=ep,
+            )
+        elif ep not in (1, tp):
             raise EngineError(
                 f"expert parallel must be 1 or equal to tensor parallel ({tp}), got {ep}",
                 "expert_parallel_tp",
                 tp=tp,
                 ep=ep,
             )
-        forced = Layout(tp, pp, ep)
+        forced = Layout(tp, pp, ep, dp)
         why = refusal(model.architecture, chosen_runtime, forced, quant_block(model, the_format), the_format.expert_pad)
         if why is not None:
             # The verdict's own words (reasons.py, layout_*): the page says them in its language.

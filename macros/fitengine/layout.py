@@ -1,9 +1,16 @@
 """Parallel layouts and the rules a runtime checks before it accepts one.
 
-A layout spreads one replica of a model over `tp` x `pp` cards: `tp` cards share every layer
-(tensor parallelism), `pp` groups of layers run one after another (pipeline stages, or
+A layout spreads one replica of a model over `tp` x `pp` x `dp` cards: `tp` cards share every
+layer (tensor parallelism), `pp` groups of layers run one after another (pipeline stages, or
 llama.cpp's layer split). With expert parallelism (`ep` > 1) the experts of an MoE layer are
 dealt whole to the `ep` cards of the tensor-parallel group instead of being sliced.
+
+Data-parallel attention (`dp` > 1, vLLM's --data-parallel-size with --enable-expert-parallel,
+MoE models only): `dp` ranks of `tp` cards each run attention and the dense layers on their own
+requests, with their own KV cache, while the experts are dealt whole to all `dp` x `tp` cards
+(`ep` = dp x tp: docs/serving/expert_parallel_deployment.md, EP_SIZE = TP_SIZE x DP_SIZE). Its
+ranks step together: the expert layers of every rank synchronize at each forward pass, idle
+ranks running empty ones (docs/serving/data_parallel_deployment.md).
 
 vLLM refuses a tensor-parallel degree that does not divide the attention heads, a KV-head count
 that neither divides nor is divided by it, an MLP or expert width that does not split evenly,
@@ -24,11 +31,12 @@ from .reasons import Reason
 class Layout:
     tp: int = 1
     pp: int = 1
-    ep: int = 1  # 1: experts sliced like the other matrices; tp: experts dealt whole
+    ep: int = 1  # 1: experts sliced like the other matrices; tp (or dp x tp): experts dealt whole
+    dp: int = 1  # data-parallel attention ranks, each of tp cards
     cards: int = field(init=False, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", self.tp * self.pp)
+        object.__setattr__(self, "cards", self.tp * self.pp * self.dp)
 
 
 def refusal(arch: Architecture, runtime: Runtime, layout: Layout, block: int = 0, expert_pad: int = 0) -> Reason | None:
@@ -61,16 +69,24 @@ def _refusal(
     block: int,
     expert_pad: int = 0,
 ) -> Reason | None:
-    tp, pp, ep = layout.tp, layout.pp, layout.ep
+    tp, pp, ep, dp = layout.tp, layout.pp, layout.ep, layout.dp
     experts, expert_width, dense_layers = moe
     if tp > 1 and "tensor" not in runtime.parallel:
         return Reason("layout_no_tp", {"runtime": runtime.name})
     if pp > 1 and not ({"pipeline", "layer"} & set(runtime.parallel)):
         return Reason("layout_no_pp", {"runtime": runtime.name})
+    if dp > 1 and not {"data", "expert"} <= set(runtime.parallel):
+        return Reason("layout_no_dp", {"runtime": runtime.name})
+    if dp > 1 and not experts:
+        return Reason("layout_dp_dense", {"dp": dp})
+    if dp > 1 and pp > 1:
+        return Reason("layout_dp_pp", {"dp": dp, "pp": pp})
     if ep > 1 and ("expert" not in runtime.parallel or not experts):
         return Reason("layout_no_ep", {"runtime": runtime.name})
     if pp > layers:
         return Reason("layout_stages", {"pp": pp, "layers": layers})
+    if dp > 1 and experts % ep:
+        return Reason("layout_experts", {"ep": ep, "experts": experts})
     if tp == 1:
         return None
     if heads % tp:
@@ -97,14 +113,16 @@ def candidates(count: int, runtime: Runtime, moe: bool) -> tuple[Layout, ...]:
 
     Card counts that divide the node (its other cards then hold whole replicas), fewest first;
     for a number of cards, fewest pipeline stages first; for an MoE model under a runtime with
-    expert parallelism, experts dealt whole only after every sliced layout of as many cards.
-    A layer-split runtime only ever splits layers.
+    expert parallelism, experts dealt whole only after every sliced layout of as many cards, and
+    then (where the runtime has data-parallel attention) attention in data-parallel ranks, the
+    most ranks first. A layer-split runtime only ever splits layers.
     """
-    return _candidates(count, runtime.kind == "layer-split", moe and "expert" in runtime.parallel)
+    expert = moe and "expert" in runtime.parallel
+    return _candidates(count, runtime.kind == "layer-split", expert, expert and "data" in runtime.parallel)
 
 
 @cache
-def _candidates(count: int, layer_split: bool, expert: bool) -> tuple[Layout, ...]:
+def _candidates(count: int, layer_split: bool, expert: bool, data: bool = False) -> tuple[Layout, ...]:
     out: list[Layout] = []
     for cards in (n for n in range(1, count + 1) if count % n == 0):
         if layer_split:
@@ -114,4 +132,7 @@ def _candidates(count: int, layer_split: bool, expert: bool) -> tuple[Layout, ..
         out += [Layout(tp, pp) for tp, pp in splits]
         if expert:
             out += [Layout(tp, pp, tp) for tp, pp in splits if tp > 1]
+        if data:
+            ranks = [dp for dp in range(cards, 1, -1) if cards % dp == 0]
+            out += [Layout(cards // dp, 1, cards, dp) for dp in ranks]
     return tuple(out)

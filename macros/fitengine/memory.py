@@ -25,6 +25,21 @@ def weight_bytes(params: Params, fmt: Format, unquantized: tuple[str, ...] | Non
     return sum(getattr(params, part) * bits_for(fmt, part, unquantized) for part in PARTS) / 8
 
 
+def expert_weight_bytes(params: Params, fmt: Format, unquantized: tuple[str, ...] | None = None) -> float:
+    """Bytes of the routed experts' weights under the format."""
+    return params.experts * bits_for(fmt, "experts", unquantized) / 8
+
+
+def weight_bytes_per_card(weights: float, experts: float, tp: int, pp: int, dp: int = 1) -> float:
+    """One card's share of `weights` bytes (of which `experts` are routed experts') in a layout.
+
+    Tensor parallelism slices every matrix over `tp` cards and pipeline stages split the layers;
+    with data-parallel attention each of the `dp` ranks holds attention and the dense layers
+    whole (its own tp slice of them) while the experts are spread over all dp x tp cards.
+    """
+    return (weights - experts) / (tp * pp) + experts / (tp * pp * dp)
+
+
 def experts_touched(arch: Architecture, params: Params, batch: int | float) -> float:
     """Expert parameters a step reads with `batch` sequences in flight.
 
@@ -81,9 +96,11 @@ def kv_bytes_per_token(arch: Architecture, kv_bytes: int) -> float:
 __all__ = [
     "PARTS",
     "bits_for",
+    "expert_weight_bytes",
     "experts_touched",
     "kv_bytes_per_card",
     "kv_bytes_per_token",
     "runtime_reserve_bytes",
     "weight_bytes",
+    "weight_bytes_per_card",
 ]

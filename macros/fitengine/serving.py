@@ -11,7 +11,17 @@ plus the layout's collectives on the node's link:
 - expert parallelism: the MoE layer's all-reduce becomes a dispatch and a combine all-to-all
   of tokens x top-k x hidden values;
 - pipeline stages (or llama.cpp's layer split): one transfer of tokens x hidden values between
-  consecutive stages. Stages run one after another, so a step pays every stage.
+  consecutive stages. Stages run one after another, so a step pays every stage;
+- data-parallel attention (vLLM --data-parallel-size with --enable-expert-parallel): the replica
+  is `dp` ranks, each running attention and the dense layers on its own requests (its own KV
+  cache, its own prompt queue and token budget: vLLM runs one scheduler per rank), the experts
+  spread over all the replica's cards. Each MoE layer gathers the tokens of every rank to the
+  cards holding their experts and scatters the results back: vLLM's default all2all backend
+  (allgather_reducescatter, vllm/config/parallel.py) is an all-gather and a reduce-scatter of
+  the node's tokens x hidden values over all the cards. The ranks' steps are aligned (the expert
+  layers synchronize every forward pass), so a rank's step lasts as long as the slowest: a
+  decoding user waits for the prompt chunks of every rank, not only its own (the ranks' prompts
+  taken to fall in the steps independently of each other).
 
 Users share a replica: each request is prefilled (its prompt, chunk by chunk), then decoded one
 token per step while the others decode too; a prefill holds up everybody's decode (the
@@ -31,7 +41,7 @@ from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
 from .layout import Layout
 from .memory import bits_for, experts_touched, kv_bytes_per_card, weight_bytes
-from .speed import all_to_all_seconds, allreduce_seconds, send_seconds
+from .speed import all_to_all_seconds, allgather_seconds, allreduce_seconds, send_seconds
 from .topology import GroupLink
 
 # Prompt chunks evaluated one by one before the rest are taken in groups (each group costed
@@ -99,6 +109,7 @@ class Serving:
     tp_link: GroupLink | None
     pp_link: GroupLink | None
     compute_tflops: float
+    ep_link: GroupLink | None = None  # all the cards of a data-parallel replica (dp > 1)
     _memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
 
     def kept(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
@@ -116,23 +127,47 @@ class Serving:
         expert_bytes = bits_for(fmt, "experts", kept) / 8
         return weight_bytes(p, fmt, kept) - p.experts * expert_bytes - embeddings, expert_bytes, embeddings
 
-    def weights_read(self, tokens: int) -> float:
-        """Bytes of weights a step of `tokens` tokens reads: the experts it touches, one embedding row per token."""
+    def weights_read(self, tokens: int, node_tokens: int = 0) -> float:
+        """Bytes of weights a step of `tokens` tokens reads, over the tensor-parallel cards: the
+        experts it touches, one embedding row per token. With data-parallel attention the experts
+        are those the `node_tokens` of every rank touch, spread over the ranks."""
         shared, expert_bytes, embeddings = self._weights
         rows = embeddings * min(tokens, self.arch.vocab) / self.arch.vocab
-        return shared + experts_touched(self.arch, self.params, tokens) * expert_bytes + rows
+        dp = self.layout.dp
+        if dp == 1:
+            return shared + experts_touched(self.arch, self.params, tokens) * expert_bytes + rows
+        touched = experts_touched(self.arch, self.params, node_tokens or tokens * dp)
+        return shared + touched * expert_bytes / dp + rows
 
     # --- one step -------------------------------------------------------------------
 
-    def step(self, tokens: int, kv_read: float, attended: float, communicate: bool = True, sequences: int = 1) -> Step:
+    def step(
+        self,
+        tokens: int,
+        kv_read: float,
+        attended: float,
+        communicate: bool = True,
+        sequences: int = 1,
+        node_tokens: int = 0,
+    ) -> Step:
         """A step processing `tokens` tokens of `sequences` sequences that reads `kv_read` bytes of
         KV cache per card (all stages) and attends over `attended` token pairs (summed over them).
+
+        With data-parallel attention these are one rank's; `node_tokens` are those of every rank
+        in the same step (0: every rank as busy as this one), whose expert work the rank's cards
+        share.
         """
         bandwidth, throughput, per_pair, fixed = self._step_terms
-        memory = (self.weights_read(tokens) / self.layout.tp + kv_read) / bandwidth
-        matmul = 2 * (self.params.active - self.params.embeddings) * tokens
+        dp = self.layout.dp
+        node_tokens = node_tokens or tokens * dp
+        memory = (self.weights_read(tokens, node_tokens) / self.layout.tp + kv_read) / bandwidth
+        p = self.params
+        if dp == 1:
+            matmul = 2 * (p.active - p.embeddings) * tokens
+        else:
+            matmul = 2 * (p.active - p.embeddings - p.experts_active) * tokens + 2 * p.experts_active * node_tokens / dp
         compute = (matmul + per_pair * attended) / self.layout.tp / throughput
-        comm = self._communication(tokens) if communicate else 0.0
+        comm = self._communication(tokens, node_tokens) if communicate else 0.0
         fixed += sequences * self.runtime.sequence_overhead_s
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
 
@@ -162,13 +197,22 @@ class Serving:
         # by the caller only roughly, so count every layer: the floor errs on the slow side.
         return float(self.arch.layers)
 
-    def _communication(self, tokens: int) -> float:
-        return self.kept(("communication", tokens), lambda: self._collectives(tokens))
+    def _communication(self, tokens: int, node_tokens: int) -> float:
+        return self.kept(("communication", tokens, node_tokens), lambda: self._collectives(tokens, node_tokens))
 
-    def _collectives(self, tokens: int) -> float:
+    def _collectives(self, tokens: int, node_tokens: int) -> float:
         arch, lay = self.arch, self.layout
         message = tokens * arch.hidden * self.activation_bytes
         seconds = 0.0
+        if lay.dp > 1 and arch.moe is not None:
+            moe_layers = arch.layers - arch.moe.dense_layers
+            if lay.tp > 1 and self.tp_link is not None:  # the rank's own all-reduces, less the MoE layers'
+                reduce = allreduce_seconds(message, lay.tp, self.tp_link, self.runtime)
+                seconds += (arch.layers * self.allreduces_per_layer - moe_layers) * reduce
+            if self.ep_link is not None:  # an all-gather and a reduce-scatter of every rank's tokens
+                gathered = node_tokens * arch.hidden * self.activation_bytes
+                seconds += moe_layers * 2 * allgather_seconds(gathered, lay.cards, self.ep_link)
+            return seconds
         if lay.tp > 1 and self.tp_link is not None:
             reduce = allreduce_seconds(message, lay.tp, self.tp_link, self.runtime)
             if lay.ep > 1 and arch.moe is not None:
@@ -184,9 +228,10 @@ class Serving:
 
     # --- what users see -------------------------------------------------------------
 
-    def decode_step(self, batch: int, length: float, communicate: bool = True) -> Step:
-        """One decode step with `batch` sequences of `length` cached tokens each."""
-        return self.step(batch, batch * self.kv_card(length), batch * length, communicate, batch)
+    def decode_step(self, batch: int, length: float, communicate: bool = True, node_batch: int = 0) -> Step:
+        """One decode step with `batch` sequences of `length` cached tokens each (`node_batch`:
+        the sequences every data-parallel rank decodes together, 0 for as many on each)."""
+        return self.step(batch, batch * self.kv_card(length), batch * length, communicate, batch, node_batch)
 
     def kv_card(self, length: float) -> float:
         """KV bytes one sequence of `length` tokens keeps on a card, summed over the pipeline stages."""
@@ -194,29 +239,42 @@ class Serving:
         return kv_bytes_per_card(self.arch, math.ceil(length), self.kv_bytes, lay.tp, lay.pp) * lay.pp
 
     def prefill_seconds(
-        self, prompt: int, others: int = 0, others_length: float = 0, communicate: bool = True
+        self,
+        prompt: int,
+        others: int = 0,
+        others_length: float = 0,
+        communicate: bool = True,
+        node_others: int | None = None,
     ) -> float:
         """Time to prefill one prompt, chunk by chunk, while `others` sequences of `others_length`
-        cached tokens decode in the same steps (their tokens come first out of each step's budget)."""
+        cached tokens decode in the same steps (their tokens come first out of each step's budget).
+        `node_others`: with data-parallel attention, the sequences decoding on every rank (this
+        one's included) beside the prompt; None for as many on each rank as on this one."""
         if prompt <= 0:
             return 0.0
-        key = ("prefill", prompt, others, others_length, communicate)
-        return self.kept(key, lambda: self._prefill(prompt, others, others_length, communicate))
+        key = ("prefill", prompt, others, others_length, communicate, node_others)
+        return self.kept(key, lambda: self._prefill(prompt, others, others_length, communicate, node_others))
 
     def prefill_chunks(self, prompt: int, others: int = 0) -> int:
         """Steps one prompt's prefill takes beside `others` decoding sequences."""
         return math.ceil(prompt / self.chunk_tokens(others)) if prompt > 0 else 0
 
-    def _prefill(self, prompt: int, others: int, others_length: float, communicate: bool) -> float:
+    def _prefill(
+        self, prompt: int, others: int, others_length: float, communicate: bool, node_others: int | None
+    ) -> float:
         chunk = self.chunk_tokens(others)
         chunks = math.ceil(prompt / chunk)
         others_kv = others * self.kv_card(others_length) if others else 0.0
+        peers = (self.layout.dp - 1) * others if node_others is None else node_others - others
 
         def chunk_step(i: int) -> float:
             start = i * chunk
             size = min(chunk, prompt - start)
             attended = size * (start + size / 2) + others * others_length
-            return self.step(size + others, self.kv_card(start) + others_kv, attended, communicate, others + 1).seconds
+            tokens = size + others
+            return self.step(
+                tokens, self.kv_card(start) + others_kv, attended, communicate, others + 1, tokens + peers
+            ).seconds
 
         if chunks <= _EXACT_CHUNKS + _GROUPS:
             return sum(chunk_step(i) for i in range(chunks))
@@ -247,19 +305,25 @@ class Serving:
         return self.kept(key, lambda: self._steady(users, in_flight, prompt, answer, communicate))
 
     def _steady(self, users: int, in_flight: int, prompt: int, answer: int, communicate: bool) -> Steady:
-        admitted = max(1, min(users, in_flight))
+        # With data-parallel attention the users and admitted requests are spread over the ranks;
+        # what a user sees is the busiest rank's (one rank: the replica's).
+        dp = self.layout.dp
+        node = max(1, min(users, in_flight))  # requests in flight on the whole replica
+        rank_users = math.ceil(users / dp)
+        admitted = max(1, min(rank_users, in_flight // dp))
         others = admitted - 1
+        node_others = max(others, node - 1)  # the other sequences of every rank in a step
         length = prompt + answer / 2  # cached tokens of a sequence halfway through its answer
-        step = self.decode_step(admitted, length, communicate)
+        step = self.decode_step(admitted, length, communicate, max(admitted, node))
         t_d = step.seconds
-        prefill = self.prefill_seconds(prompt, others, length, communicate)
+        prefill = self.prefill_seconds(prompt, others, length, communicate, node_others)
         chunks = self.prefill_chunks(prompt, others)
         per_chunk = prefill / chunks
         # What a prompt adds to the steps it shares with the others' decodes (all of it alone).
         marginal = (
             prefill
             if others == 0
-            else max(0.0, prefill - chunks * self.decode_step(others, length, communicate).seconds)
+            else max(0.0, prefill - chunks * self.decode_step(others, length, communicate, node_others).seconds)
         )
         decodes = answer - 1
 
@@ -269,11 +333,16 @@ class Serving:
             wait = busy / (2 * (1 - busy)) * prefill
             steps = chunks + decodes + wait / per_chunk
             shared = min(1.0, others * chunks / max(steps - chunks, 1.0))  # my decode steps that carry a prompt
+            if dp > 1:  # or that wait for another rank's prompt, each rank's falling in the steps at random
+                peer = min(1.0, (node_others - others) / (dp - 1) * chunks / steps)
+                shared = 1 - (1 - shared) * (1 - peer) ** (dp - 1)
             tpot = shared * per_chunk + (1 - shared) * t_d
             return wait, tpot, wait + prefill + decodes * tpot
 
         if others == 0:
             wait, tpot, cycle = 0.0, t_d, prefill + decodes * t_d
+            if node_others:  # alone on its rank, but the other ranks' prompts still hold its steps
+                wait, tpot, cycle = through(0.0)
         else:
             # The load is where the cycle it gives matches the one it comes from (busy x cycle =
             # the other prompts' time): a root of a function without poles on [0, 1], found by
@@ -311,8 +380,8 @@ class Serving:
             wait, tpot, cycle = through(busy)
         burst = self.runtime.arrival_burst * others / 2 * prefill
         ttft = self.runtime.request_overhead_s + wait + burst + prefill
-        queue = cycle * (users - admitted) / admitted if users > admitted else 0.0
-        total = admitted * answer / cycle
+        queue = cycle * (rank_users - admitted) / admitted if rank_users > admitted else 0.0
+        total = min(users, admitted * dp) * answer / cycle  # every rank's, at the busiest one's pace
         return Steady(
             admitted=admitted,
             tpot_s=tpot,

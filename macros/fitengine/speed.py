@@ -61,6 +61,15 @@ def all_to_all_seconds(message_bytes: float, cards: int, link: GroupLink) -> flo
     return (cards - 1) * link.latency_s + (cards - 1) / cards * message_bytes / bus_bandwidth(link)
 
 
+def allgather_seconds(gathered_bytes: float, cards: int, link: GroupLink) -> float:
+    """NCCL's ring all-gather of `gathered_bytes` in all (each card's share of them to every
+    card), or its reduce-scatter of as much: (n-1) steps of latency and (n-1)/n of the gathered
+    bytes at the bus bandwidth (nccl-tests doc/PERFORMANCE.md: busbw = algbw x (n-1)/n for both)."""
+    if cards <= 1:
+        return 0.0
+    return (cards - 1) * link.latency_s + (cards - 1) / cards * gathered_bytes / bus_bandwidth(link)
+
+
 def send_seconds(message_bytes: float, link: GroupLink) -> float:
     """One point-to-point transfer between pipeline stages."""
     return link.latency_s + message_bytes / (link.per_direction_gbps * GB)

@@ -8,7 +8,7 @@ were, as factors of the engine's (measured / engine = engine time / measured tim
 `ttft_band` the same for the first token (measured / engine).
 
 A row is covered when its setup is one the sweep measured: its runtime, one replica without
-pipeline stages at a measured tensor-parallel size, and no more users per replica than were
+pipeline stages or data-parallel ranks at a measured tensor-parallel size, and no more users per replica than were
 measured. Elsewhere the overall band is given and `band_covered` is false, so the page says the
 figure is outside what was measured.
 """
@@ -37,6 +37,7 @@ def trust(band: dict[str, Any] | None, runtime: Runtime, layout: Layout, per_rep
         covered = (
             runtime.id == covers["runtime"]
             and layout.pp == 1
+            and layout.dp == 1  # the sweep measured no data-parallel attention
             and layout.tp in covers["tensor_parallel"]
             and per_replica <= covers["max_concurrency"]
         )

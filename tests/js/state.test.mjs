@@ -59,3 +59,9 @@ test("a target is a decimal within the field's bounds, a comma read as the point
     assert.equal(decimalIn(bad, 0.1, 10000), null, bad);
   }
 });
+
+test("a forced data-parallel layout travels in the link (data_parallel=)", () => {
+  const query = new URLSearchParams(queryFor({ model: "deepseek-v3", format: "fp8", data_parallel: 8 }));
+  assert.equal(query.get("data_parallel"), "8");
+  assert.equal(new URLSearchParams(queryFor({ model: "m", format: "f" })).get("data_parallel"), null);
+});

@@ -11,7 +11,8 @@ const t = {
   single: "one card",
   split: "split",
   none: "does not fit",
-  layout: "{cards} cards",
+  layout: "{cards} cards, TP {tp} × PP {pp}",
+  layout_ranks: "{cards} cards, DP {dp} × TP {tp}",
   best_at: "{price} at {users}",
   bar_weights: "weights",
   bar_kv: "KV cache",
@@ -103,4 +104,14 @@ test("an image model's columns carry their own help, and none where they have no
   assert.equal(texts.total, "on the CPU");
   assert.equal(texts.ttft, "4");
   assert.equal(rowTexts({ ...row, verdict: "none" }, "diffusion", words, f).ttft, "");
+});
+
+test("a split row names its layout: tensor x pipeline, or data-parallel ranks x their tensor parallel", () => {
+  const columns = [col("verdict", "text")];
+  const split = { ...row, verdict: "split", cards_used: 8, tensor_parallel: 8, pipeline_parallel: 1 };
+  assert.match(rowHtml(split, "llm", 3, t, f, {}, columns), /8 cards, TP 8 × PP 1/);
+  const ranks = { ...split, tensor_parallel: 2, data_parallel: 4, expert_parallel: 8 };
+  const html = rowHtml(ranks, "llm", 3, t, f, {}, columns);
+  assert.match(html, /8 cards, DP 4 × TP 2/);
+  assert.doesNotMatch(html, /PP/);
 });

@@ -26,6 +26,6 @@ export function fieldFor(out, request) {
   if (code === "concurrency_range") return "concurrency";
   if (code === "runtime_format" || code === "unknown_runtime") return "runtime";
   if (code.startsWith("kv_cache")) return "kv_cache";
-  if (code.startsWith("layout_") || code === "parallel_range" || code === "expert_parallel_tp") return "layout";
+  if (code.startsWith("layout_") || code === "parallel_range" || code.startsWith("expert_parallel_")) return "layout";
   return null;
 }

@@ -67,7 +67,12 @@ export function rowTexts(r, kind, t, f) {
     };
   }
   if (r.verdict === "split") {
-    verdict += " · " + fill(t.layout, { cards: r.cards_used, tp: r.tensor_parallel, pp: r.pipeline_parallel });
+    const dp = r.data_parallel || 1; // data-parallel attention: its ranks x their tensor parallel
+    const layout =
+      dp > 1
+        ? fill(t.layout_ranks, { cards: r.cards_used, dp, tp: r.tensor_parallel })
+        : fill(t.layout, { cards: r.cards_used, tp: r.tensor_parallel, pp: r.pipeline_parallel });
+    verdict += " · " + layout;
   }
   const fits = r.verdict !== "none";
   if (r.recommended) verdict += " · " + t.mark_recommended;
