@@ -2,14 +2,15 @@
 
 The build (macros) and the browser (Pyodide worker) both call `answer`, so the table a reader
 sees before JavaScript starts and the one the widget draws come from the same function. Numbers
-stay raw; only the reason sentences are rendered, with the caller's locale number formatter.
+stay raw; only the reason sentences are rendered, in the caller's words (the texts of its
+language by reason code, `reasons.TEMPLATES` for English) with its number formatter.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -163,7 +164,7 @@ def link_class(catalog: Catalog, node_id: str | Node) -> str:
 def answer(
     catalog: Catalog,
     request: dict[str, Any],
-    locale: str = "en",
+    words: Mapping[str, str] | None = None,
     number: Callable[[float], str] = _number,
 ) -> dict[str, Any]:
     """Every node's answer to a request {model | config | totals, format, context, concurrency}.
@@ -175,7 +176,7 @@ def answer(
 
     Raises EngineError with a reader-facing message when the request cannot be answered.
     """
-    return with_reason_text(raw_answer(catalog, request), locale, number)
+    return with_reason_text(raw_answer(catalog, request), words, number)
 
 
 # Every key a request may carry. The browser sends the first group; the command line and the
@@ -439,15 +440,17 @@ def model_read(model: Any) -> dict[str, Any]:
     }
 
 
-def with_reason_text(result: dict[str, Any], locale: str, number: Callable[[float], str] = _number) -> dict[str, Any]:
-    """A copy of an answer whose rows carry their reasons as sentences in `locale`."""
-    rows = [{**row, "reason_text": _reason_text(row, locale, number)} for row in result["rows"]]
+def with_reason_text(
+    result: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str] = _number
+) -> dict[str, Any]:
+    """A copy of an answer whose rows carry their reasons as sentences in `words`' language."""
+    rows = [{**row, "reason_text": _reason_text(row, words, number)} for row in result["rows"]]
     return {**result, "rows": rows}
 
 
-def _reason_text(row: dict[str, Any], locale: str, number: Callable[[float], str]) -> str:
+def _reason_text(row: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str]) -> str:
     reasons = [row["reason"], *row.get("notes", [])]
-    return " ".join(render(Reason(r["code"], r["params"]), locale, number) for r in reasons)
+    return " ".join(render(Reason(r["code"], r["params"]), words, number) for r in reasons)
 
 
 def _speed(row: dict[str, Any]) -> float:
@@ -501,7 +504,7 @@ def check_measurement(
     kind: str,
     text: str,
     node_id: str,
-    locale: str = "en",
+    words: Mapping[str, str] | None = None,
     number: Callable[[float], str] = _number,
 ) -> dict[str, Any]:
     """Judge a pasted `topo -m`, `nvlink --status` or `all_reduce_perf` output against a node.
@@ -541,7 +544,7 @@ def check_measurement(
         health = check_allreduce(catalog, node, parse_allreduce(text))
     result = health.to_dict()
     for item, finding in zip(result["reasons"], health.findings, strict=True):
-        item["text"] = render(Reason(finding.reason.code, finding.reason.params), locale, number)
+        item["text"] = render(Reason(finding.reason.code, finding.reason.params), words, number)
     result["matrix"] = matrix
     # The matrix the node should show, and which cells differ from it (expected_label).
     result["expected"] = drawn.get("expected")
