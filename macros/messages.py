@@ -313,3 +313,13 @@ def engine_words(locale: str) -> dict[str, str]:
     from macros.fitengine.reasons import TEMPLATES
 
     return words(TEMPLATES, locale)
+
+
+def every_engine_words_json() -> str:
+    """Every locale's engine texts as one JSON object by locale: what `fitengine.browser.Session`
+    takes (the browser's worker gives it its page's locale alone)."""
+    import json
+
+    from macros.locales import codes
+
+    return json.dumps({locale: engine_words(locale) for locale in codes()}, ensure_ascii=False)
