@@ -39,10 +39,8 @@ $(NPM_STAMP): package.json package-lock.json
 # (babel.cfg says where), then merge it into each locale's catalog, locales/<locale>/LC_MESSAGES/site.po.
 # New messages arrive untranslated, changed ones fuzzy: translate them (Poedit, or any editor) and
 # the build accepts the catalog; it compiles it itself.
-BABEL := $(PY) -m babel.messages.frontend
 messages: $(STAMP)
-	$(BABEL) --quiet extract -F babel.cfg -o locales/site.pot --add-location=file --no-wrap --project "GPU guides" --version 1 --ignore-dirs ".* _* node_modules site" .
-	$(BABEL) --quiet update -i locales/site.pot -d locales -D site --no-wrap --ignore-obsolete
+	$(PY) -m macros.messages
 
 site: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check

@@ -7,8 +7,9 @@ text is a msgid, `<context>.<key>` its msgctxt (so that one English word can hav
 ones), a pair of texts a message with plural forms. Every other locale's words are in
 `locales/<locale>/LC_MESSAGES/site.po`, one file per language that Poedit or msgfmt read.
 
-    make messages    extract every msgid into locales/site.pot (babel.cfg maps the files to the
-                     extractors below) and merge it into each locale's .po (pybabel update)
+    make messages    (python -m macros.messages) extract every msgid into locales/site.pot
+                     (babel.cfg maps the files to the extractors below), then merge it into each
+                     locale's .po (pybabel update): new messages arrive empty, changed ones fuzzy
 
 The build (`python -m macros.build_site`, `make site`) checks each locale's .po against what the
 code uses (`check`): a message missing, left empty, fuzzy, or whose translation drops or adds a
@@ -24,6 +25,7 @@ import ast
 import gettext
 import os
 import re
+import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -323,3 +325,77 @@ def every_engine_words_json() -> str:
     from macros.locales import codes
 
     return json.dumps({locale: engine_words(locale) for locale in codes()}, ensure_ascii=False)
+
+
+# --- `make messages` ---------------------------------------------------------------------------
+
+EXTRACT_OPTIONS = (
+    "--add-location=file",  # files, not lines: a line moved in the code changes no catalog
+    "--no-wrap",
+    "--project=GPU guides",
+    "--version=1",
+    "--header-comment=# The GPU guides site's messages, in English (macros/messages.py): "
+    "`make messages` writes this file from the code.",
+)
+
+
+def extract(pot: Path) -> None:
+    """Babel's extraction of every msgid the code uses into `pot`, as `make messages` runs it."""
+    _babel(
+        [
+            "extract",
+            "-F",
+            str(MAPPING),
+            "-o",
+            str(pot),
+            *EXTRACT_OPTIONS,
+            "--ignore-dirs",
+            ".* _* node_modules site",
+            ".",
+        ]
+    )
+
+
+def update(pot: Path) -> None:
+    """Merge `pot` into every locale's catalog (Babel's update; obsolete entries dropped)."""
+    _babel(["update", "-i", str(pot), "-d", str(locales_dir()), "-D", DOMAIN, "--no-wrap", "--ignore-obsolete"])
+
+
+def _babel(args: list[str]) -> None:
+    from babel.messages.frontend import CommandLineInterface
+
+    cwd = Path.cwd()
+    os.chdir(ROOT)  # the catalogs name files relative to the project
+    try:
+        CommandLineInterface().run(["pybabel", "--quiet", *args])
+    finally:
+        os.chdir(cwd)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m macros.messages`: extract into locales/site.pot and update each .po;
+    `python -m macros.messages extract FILE`: extract into FILE alone."""
+    if argv[:1] == ["extract"] and len(argv) == 2:
+        extract(Path(argv[1]).resolve())
+        return 0
+    if argv:
+        print("usage: python -m macros.messages [extract FILE]", file=sys.stderr)
+        return 2
+    pot = locales_dir() / f"{DOMAIN}.pot"
+    fresh = pot.with_suffix(".pot.new")
+    extract(fresh)
+    if pot.is_file() and without_dates(pot.read_text("utf-8")) == without_dates(fresh.read_text("utf-8")):
+        fresh.unlink()  # nothing changed but the date: the catalogs stay as they are
+    else:
+        fresh.replace(pot)
+    update(pot)
+    return 0
+
+
+def without_dates(text: str) -> str:
+    """A catalog's text without its creation and revision dates (Babel writes them afresh)."""
+    return re.sub(r'^"(POT-Creation-Date|PO-Revision-Date): .*$', "", text, flags=re.MULTILINE)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
