@@ -209,7 +209,9 @@ def compile_locale(locale: str, used: list[Used] | None = None) -> Path:
     path = po_path(locale)
     with path.open("rb") as handle:
         catalog = read_po(handle, locale=locale)
-    target = COMPILED / locale / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    folder = locales_dir()
+    compiled = COMPILED if folder == ROOT / "locales" else folder.with_name(f"{folder.name}.compiled")
+    target = compiled / locale / "LC_MESSAGES" / f"{DOMAIN}.mo"
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".mo.partial")
     with partial.open("wb") as handle:
