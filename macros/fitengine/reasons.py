@@ -1,8 +1,10 @@
 """Why a verdict is what it is, as a code with parameters, rendered in the reader's language.
 
 The engine returns `Reason` values, never sentences, so that it stays free of locale state;
-`render` turns them into text for a given locale with the caller's number formatter (Babel at
-build time, Intl.NumberFormat in the browser).
+`render` turns them into text with the caller's words (the texts of its language by code: the
+site's message catalogs at build time, engine/messages/<locale>.json in the browser; English,
+`TEMPLATES`, by default) and number formatter (Babel at build time, Intl.NumberFormat in the
+browser).
 """
 
 from __future__ import annotations
