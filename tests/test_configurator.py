@@ -131,6 +131,35 @@ def test_browser_answers_equal_the_build_engines(browser, server, catalog):
     context.close()
 
 
+def test_the_engines_sentences_in_the_browser_are_the_french_catalogs(browser, server, catalog):
+    """The worker gives the engine its page's words (engine/messages/fr.json, from site.po): the
+    reasons Pyodide writes on the French page are the build's, word for word."""
+    from macros.fitengine.reasons import REASON_DIGITS
+    from macros.locale_format import Formatter
+    from macros.messages import engine_words
+
+    context_tokens = catalog.assumptions.default_context * 2  # not in the build's answers
+    context, page, errors, _ = open_configurator(browser, server, "fr", f"?context={context_tokens}")
+    wait_ready(page)
+    fmt = Formatter("fr")
+    for model in ("llama-3.3-70b", "deepseek-v3"):
+        choose(page, model, "bf16")
+        request = {"model": model, "format": "bf16", "context": context_tokens}
+        built = answer(catalog, request, engine_words("fr"), lambda x: fmt.number(x, REASON_DIGITS))
+        want = {r["node"]: r["reason_text"] for r in built["rows"]}
+        wait_until(lambda: len(dom_rows(page)) == len(want), 20, "the rows")
+        got = dict(
+            page.eval_on_selector_all(
+                "tr[data-node]",
+                "trs => trs.map(tr => [tr.dataset.node, tr.querySelector('.verdict__reason').textContent])",
+            )
+        )
+        assert got == want
+        assert any("Ne tient pas" in text for text in got.values()) or any("Tient" in text for text in got.values())
+    assert not errors, errors
+    context.close()
+
+
 def worker_marks(page):
     """The names of the marks the configurator's worker has made on its own timeline."""
     workers = [w for w in page.workers if "configurator-worker" in w.url]
