@@ -147,17 +147,20 @@ def test_the_engines_sentences_in_the_browser_are_the_french_catalogs(browser, s
         request = {"model": model, "format": "bf16", "context": context_tokens}
         built = answer(catalog, request, engine_words("fr"), lambda x: fmt.number(x, REASON_DIGITS))
         want = {r["node"]: r["reason_text"] for r in built["rows"]}
-        wait_until(lambda: len(dom_rows(page)) == len(want), 20, "the rows")
-        got = dict(
-            page.eval_on_selector_all(
-                "tr[data-node]",
-                "trs => trs.map(tr => [tr.dataset.node, tr.querySelector('.verdict__reason').textContent])",
-            )
-        )
+        wait_until(lambda want=want: shown_reasons(page) == want, 30, f"{model}'s reasons from the engine")
+        got = shown_reasons(page)
         assert got == want
         assert any("Ne tient pas" in text for text in got.values()) or any("Tient" in text for text in got.values())
     assert not errors, errors
     context.close()
+
+
+def shown_reasons(page) -> dict[str, str]:
+    return dict(
+        page.eval_on_selector_all(
+            "tr[data-node]", "trs => trs.map(tr => [tr.dataset.node, tr.querySelector('.verdict__reason').textContent])"
+        )
+    )
 
 
 def worker_marks(page):
