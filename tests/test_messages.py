@@ -228,3 +228,10 @@ def test_compiled_catalogs_are_build_outputs():
     assert not list((ROOT / "locales").rglob("*.mo"))
     ignored = subprocess.run(["git", "check-ignore", "-q", ".cache/locales/fr/LC_MESSAGES/site.mo"], cwd=ROOT)
     assert ignored.returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("msgfmt") is None, reason="GNU gettext's msgfmt is not installed")
+def test_gnu_msgfmt_accepts_the_french_catalog():
+    """The usual tools read it: msgfmt --check (header, plural forms, python-brace-format)."""
+    done = subprocess.run(["msgfmt", "--check", "-o", os.devnull, str(FRENCH)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
