@@ -34,7 +34,7 @@ from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "site"
-SOURCE = "en"  # the language of the msgids (the code's strings), not of the guides' prose
+MSGID_LANGUAGE = "en"  # the msgids' language (the code's strings), not the guides' source language (fr)
 MAPPING = ROOT / "babel.cfg"
 COMPILED = ROOT / ".cache" / "locales"
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
@@ -221,7 +221,7 @@ def compile_locale(locale: str, used: list[Used] | None = None) -> Path:
 
 
 def compile_all(locales: Collection[str]) -> None:
-    """Check and compile every locale but the source's; MessagesError names every problem."""
+    """Check and compile every locale but English (the msgids); MessagesError names every problem."""
     errors = []
     for locale in locales:
         try:
@@ -232,13 +232,13 @@ def compile_all(locales: Collection[str]) -> None:
         raise MessagesError("\n".join(errors))
 
 
-_SOURCE = gettext.NullTranslations()
+_MSGIDS = gettext.NullTranslations()
 
 
 def translations(locale: str) -> gettext.NullTranslations:
     """The locale's compiled catalog (the source language's is the code itself)."""
-    if locale == SOURCE:
-        return _SOURCE
+    if locale == MSGID_LANGUAGE:
+        return _MSGIDS
     path = po_path(locale)
     stamp = (path.stat().st_mtime_ns, path.stat().st_size) if path.is_file() else (0, 0)
     return _translations(locale, str(path), stamp)
