@@ -235,3 +235,62 @@ def test_gnu_msgfmt_accepts_the_french_catalog():
     """The usual tools read it: msgfmt --check (header, plural forms, python-brace-format)."""
     done = subprocess.run(["msgfmt", "--check", "-o", os.devnull, str(FRENCH)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# --- the engine's refusals ------------------------------------------------------------------------
+
+# Refusals a page never words, with why: the worker's own faults, and what the checker's page
+# has already refused in its words (MEASURE's too_long) or cannot send (its own select's values).
+UNWORDED = {
+    "browser.py": ("no messages for the locale", "the request is not JSON"),
+    "api.py": ("unknown measurement", "unknown node", "the paste must be text", "the paste holds"),
+}
+
+
+def engine_refusals() -> tuple[set[str], list[str]]:
+    """The codes of every EngineError the engine raises, and the refusals without a code."""
+    import ast
+
+    codes, uncoded = set(), []
+    for path in sorted((ROOT / "macros" / "fitengine").glob("*.py")):
+        source = path.read_text("utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            args = node.args
+            if node.func.id == "unknown" and args and isinstance(args[0], ast.Constant):
+                codes.add(f"unknown_{args[0].value}")
+            elif node.func.id == "EngineError" and len(args) >= 2:
+                if isinstance(args[1], ast.Constant):
+                    codes.add(args[1].value)
+            elif node.func.id == "EngineError":
+                text = ast.get_source_segment(source, args[0]) if args else ""
+                if not any(text.lstrip("f\"'").startswith(start) for start in UNWORDED.get(path.name, ())):
+                    uncoded.append(f"{path.name}:{node.lineno}: {text[:80]}")
+    return codes, uncoded
+
+
+def test_every_refusal_of_the_engine_has_a_code_and_words_in_every_locale():
+    from macros.i18n import MEASURE
+
+    raised, uncoded = engine_refusals()
+    assert uncoded == []
+    assert {"config_encoder_decoder", "config_quant_no_method", "unknown_model", "topo_empty"} <= raised
+    for locale in codes():
+        worded = {k[4:] for k in (*WIDGET[locale], *MEASURE[locale]) if k.startswith("err_")}
+        assert sorted(raised - worded) == [], locale
+
+
+def test_a_pasted_config_the_site_cannot_size_is_refused_in_french(catalog_data):
+    """The refusal the French page showed in English ("config.json describes …, which this site
+    cannot size"), now by its code, in the page's words."""
+    from macros.fitengine.browser import Session
+
+    session = Session(json.dumps(catalog_data), json.dumps({"fr": words(TEMPLATES, "fr")}))
+    config = {"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "is_encoder_decoder": True}
+    reply = json.loads(session.answer_json(json.dumps({"config": config, "format": "bf16"}), "fr", str))
+    assert not reply["ok"] and reply["code"] == "config_encoder_decoder"
+    said = WIDGET["fr"]["err_config_encoder_decoder"].format(**reply["params"])
+    assert said.startswith(
+        "Le config.json décrit T5ForConditionalGeneration (model_type 't5'), un modèle encodeur-décodeur"
+    )

@@ -109,9 +109,17 @@ def _bounded(value: Any, key: str) -> None:
         item, depth = stack.pop()
         count += 1
         if depth > CUSTOM_DEPTH:
-            raise EngineError(f"{key} is nested more than {CUSTOM_DEPTH} levels deep; a config.json is not")
+            raise EngineError(
+                f"{key} is nested more than {CUSTOM_DEPTH} levels deep; a config.json is not",
+                "config_too_deep",
+                maximum=CUSTOM_DEPTH,
+            )
         if count > CUSTOM_CHARS:
-            raise EngineError(f"{key} holds more than {CUSTOM_CHARS:,} values; a config.json does not")
+            raise EngineError(
+                f"{key} holds more than {CUSTOM_CHARS:,} values; a config.json does not",
+                "config_too_many_values",
+                maximum=CUSTOM_CHARS,
+            )
         if isinstance(item, dict):
             stack.extend((child, depth + 1) for child in item.values())
         elif isinstance(item, list):
@@ -124,7 +132,9 @@ def _id(request: dict[str, Any], key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or len(value) > 200:
-        raise EngineError(f"{key} must be text of at most 200 characters, got {shown(value)}")
+        raise EngineError(
+            f"{key} must be text of at most 200 characters, got {shown(value)}", "text_too_long", key=key, maximum=200
+        )
     return value
 
 
@@ -133,7 +143,7 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise EngineError(f"{key} must be text, got {type(value).__name__}")
+        raise EngineError(f"{key} must be text, got {type(value).__name__}", "not_text", key=key)
     return value[:40]
 
 
@@ -244,7 +254,7 @@ def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> A
     if request.get("totals") is not None:
         totals = request["totals"]
         if not isinstance(totals, dict):
-            raise EngineError("totals must be an object")
+            raise EngineError("totals must be an object", "totals_not_object")
         fields = ("total", "active", "layers", "kv_heads", "head_dim")
         if totals.get("active") in (None, "") and totals.get("total") not in (None, ""):
             totals = {**totals, "active": totals["total"]}  # a dense model: every parameter is active
@@ -270,7 +280,7 @@ def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpr
     priced afresh from this catalog, so they are what an evaluation without it gives.
     """
     if not isinstance(request, dict):
-        raise EngineError("the request must be an object")
+        raise EngineError("the request must be an object", "request_not_object")
     fmt = _id(request, "format")
     model_id = _id(request, "model")
     node_id = _id(request, "node")
