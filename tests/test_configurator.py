@@ -278,6 +278,20 @@ def test_a_pasted_config_says_what_was_read(browser, server):
     context.close()
 
 
+def test_a_pasted_config_the_site_cannot_size_is_refused_in_the_pages_language(browser, server):
+    # T5's config.json (google-t5/t5-small on Hugging Face): an encoder-decoder model.
+    config = {"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "is_encoder_decoder": True}
+    context, page, errors, _ = open_configurator(browser, server, "fr")
+    wait_ready(page)
+    page.select_option("select[name=model]", "custom")
+    page.fill("textarea[name=config]", json.dumps(config))
+    wait_until(lambda: "T5" in (page.text_content("[data-error-for=config]") or ""), 20, "the engine's refusal")
+    message = page.text_content("[data-error-for=config]")
+    assert "encodeur-décodeur" in message and "cannot size" not in message, message
+    assert not errors, errors
+    context.close()
+
+
 def test_csv_matches_the_table(browser, server):
     context, page, errors, _ = open_configurator(browser, server)
     wait_ready(page)
