@@ -12,7 +12,7 @@ LOCALE ?= fr
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site serve test test-fast lint check clean bench lock
+.PHONY: site serve test test-fast lint check clean bench lock messages
 
 # Every Python package, direct or not, at the version and hashes of requirements.lock. The
 # project itself is not installed (its code runs from this folder), so no build output is written.
@@ -34,6 +34,13 @@ $(NPM_STAMP): package.json package-lock.json
 	  echo "make: npm's message is above: check the network or the proxy (npm config get proxy), or that the registry is reachable, then run make again." >&2; \
 	  exit 1; }
 	touch $(NPM_STAMP)
+
+# The site's words (macros/messages.py): extract every msgid of the code into locales/site.pot
+# (babel.cfg says where), then merge it into each locale's catalog, locales/<locale>/LC_MESSAGES/site.po.
+# New messages arrive untranslated, changed ones fuzzy: translate them (Poedit, or any editor) and
+# the build accepts the catalog; it compiles it itself.
+messages: $(STAMP)
+	$(PY) -m macros.messages
 
 site: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check

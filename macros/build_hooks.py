@@ -8,6 +8,8 @@ After each locale's build this writes, once for all locales, beside the locale f
     site/engine/manifest.json     their SHA-256, and the catalog's and answers' (`data`): the widget
                                   uses none of these files unless it matches
     site/engine/catalog.json      the validated catalog, as the engine's Catalog.from_dict reads it
+    site/engine/messages/<locale>.json   the engine's reason texts in each locale, by code, from the
+                                  site's message catalogs (macros/messages.py): the worker passes them
     site/engine/answers/<locale>/<format>.json   build-time answers at the defaults, every model
     site/engine/answers/<locale>/<format>/<model>.json   the same, one model's
     site/engine/snapshot-*.bin, stdlib-*.zip     Pyodide's heap with the engine imported, and the
@@ -210,9 +212,24 @@ def ship_engine(shared: Path, data: dict[str, Any]) -> None:
         "package": "fitengine",
         "files": hashes,
         "pyodide": pyodide_dist.pyodide_version(),
-        "data": {"catalog.json": hashlib.sha256(catalog).hexdigest()},
+        "data": {"catalog.json": hashlib.sha256(catalog).hexdigest(), **ship_messages(target)},
     }
     (target / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+def ship_messages(engine: Path) -> dict[str, str]:
+    """The engine's texts for every locale (engine/messages/<locale>.json), by name with their hash."""
+    from macros.locales import codes
+    from macros.messages import engine_words
+
+    hashes = {}
+    for locale in codes():
+        text = answers_json(engine_words(locale)).encode("utf-8")
+        path = engine / "messages" / f"{locale}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text)
+        hashes[f"messages/{locale}.json"] = hashlib.sha256(text).hexdigest()
+    return hashes
 
 
 def hash_answers(shared: Path) -> None:
@@ -237,8 +254,10 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     from macros.fitengine.api import with_reason_text
     from macros.fitengine.reasons import REASON_DIGITS
     from macros.locale_format import Formatter
+    from macros.messages import engine_words
 
     fmt = Formatter(locale)
+    words = engine_words(locale)
 
     # The reasons repeat their figures (a node's memory, a card's capacity): locale_format
     # writes each once per locale.
@@ -250,7 +269,7 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     bundles: dict[str, dict[str, Any]] = {}
     for model, by_format in raw_answers(data).items():
         for fmt_id, raw in by_format.items():
-            rendered = with_reason_text(raw, locale, number)
+            rendered = with_reason_text(raw, words, number)
             bundles.setdefault(fmt_id, {})[model] = rendered
     for fmt_id, answers in bundles.items():
         # Each answer is serialized once and written in both files: the texts are the ones

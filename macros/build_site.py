@@ -82,6 +82,7 @@ def build_site(target: Path, configs: list[Path] | None = None, clean: bool = Tr
     """
     chosen = configs or locale_configs()
     every = len(chosen) == len(locale_configs())
+    check_messages()
     if not clean:
         _build_into(target, chosen, every)
         return target
@@ -97,6 +98,21 @@ def build_site(target: Path, configs: list[Path] | None = None, clean: bool = Tr
         raise
     _swap(staging, target)
     return target
+
+
+def check_messages() -> None:
+    """Check and compile every locale's message catalog first (macros/messages.py): a message
+    missing, empty, fuzzy or with other placeholders stops the build, each named."""
+    from macros.locales import codes
+    from macros.messages import MessagesError, compile_all
+
+    try:
+        compile_all(codes())
+    except MessagesError as error:
+        lines = str(error).splitlines()
+        for line in lines[1:]:
+            print(line, file=sys.stderr)
+        raise BuildFailed(f"message catalogs: {lines[0]}") from None
 
 
 def _build_into(target: Path, chosen: list[Path], every: bool) -> list[str]:
@@ -133,6 +149,7 @@ def incomplete(site: Path, locales: list[str], every: bool) -> list[str]:
     """What a complete build has and `site` lacks: each locale's pages, the engine, its answers."""
     wanted = [f"{locale}/index.html" for locale in locales] + [f"{locale}/404.html" for locale in locales]
     wanted += ["engine/manifest.json", "engine/catalog.json"]
+    wanted += [f"engine/messages/{locale}.json" for locale in locales]
     if every:
         wanted += ["index.html", "404.html", "choose-language.js"]
     missing = [name for name in wanted if not (site / name).is_file()]

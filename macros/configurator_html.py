@@ -30,6 +30,7 @@ from macros.fitengine.fit import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter, resolution_text
+from macros.messages import engine_words
 from macros.pyodide_dist import pyodide_version
 
 # Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
@@ -96,7 +97,7 @@ class ConfiguratorHtml:
         self._methodology = methodology
         # The engine's answer is shared with the other locales and the build-time answers.
         raw = raw_answer(self.catalog, {"model": model, "format": fmt})
-        result = with_reason_text(raw, self.locale, self.number)
+        result = with_reason_text(raw, engine_words(self.locale), self.number)
         a = self.catalog.assumptions
         attrs = {
             "class": "configurator" + (" configurator--compact" if compact else ""),

@@ -26,11 +26,12 @@ from macros.fitengine import (
 )
 from macros.fitengine.api import LAYOUT_KEYS
 from macros.fitengine.fit import MAX_CONCURRENCY
-from macros.fitengine.reasons import REASON_DIGITS
-from macros.i18n import LABELS, UNMAPPED
+from macros.fitengine.reasons import REASON_DIGITS, TEMPLATES
+from macros.i18n import LABELS, unmapped
 from macros.locale_format import UNITS, Formatter, resolution_text
 from macros.markup import Markup, code, markup
 from macros.markup import text as _text
+from macros.messages import words
 
 # The language the catalog's sources are written in (titles, notes, quotes).
 SOURCES_LANGUAGE = "en"
@@ -581,7 +582,7 @@ class GuideMacros:
         rows = [
             [
                 self._record(k.id),
-                UNMAPPED.get(self.locale, {}).get(k.id, k.unmapped or ""),
+                unmapped(self.locale, k.id, k.unmapped or ""),
                 self._record(k.superseded_by) if k.superseded_by else "—",
                 self._cite(k.source),
             ]
@@ -736,7 +737,7 @@ class GuideMacros:
 
     def users(self, n: int) -> str:
         """The "per user, at N users" wording every per-user figure carries."""
-        return self.t["at_users_one" if n == 1 else "at_users"].format(n=self.fmt.number(n))
+        return self.t["at_users_one" if n == 1 else "at_users_many"].format(n=self.fmt.number(n))
 
     def runtime_value(self, runtime_id: str, field: str) -> str:
         """A runtime setting as a percentage (memory_utilization) or a plain number."""
@@ -1432,7 +1433,7 @@ class GuideMacros:
         """A catalog unit in the page's language, singular for one (none for ratios, counts, ids)."""
         if unit in ("ratio", "count", "gpu"):
             return ""
-        word = self.t.get(f"unit_{unit}", unit)
+        word = self.t.get(f"unit_{unit}_many") or self.t.get(f"unit_{unit}", unit)
         return self.t.get(f"unit_{unit}_one", word) if value == 1 else word
 
     def _record(self, record_id: str) -> str:
@@ -1542,7 +1543,8 @@ class GuideMacros:
 
     def _reason(self, r: NodeFit) -> str:
         return " ".join(
-            render(x, self.locale, lambda v: self.fmt.number(v, REASON_DIGITS)) for x in (r.reason, *r.notes)
+            render(x, words(TEMPLATES, self.locale), lambda v: self.fmt.number(v, REASON_DIGITS))
+            for x in (r.reason, *r.notes)
         )
 
     def _cheapest(self, fits: list[NodeFit], single: bool) -> str:

@@ -10,6 +10,8 @@ from babel import Locale
 from babel.numbers import NumberPattern, format_percent, parse_pattern
 
 from macros.fitengine.numbers import rounded
+from macros.fitengine.reasons import Messages
+from macros.messages import Localized
 
 
 @cache
@@ -44,10 +46,9 @@ def _usd(locale: str, cents: bool, value: float) -> str:
     )
 
 
-# Byte units as each locale writes them (French: octet); other units are the same everywhere.
-UNITS: dict[str, dict[str, str]] = {
-    "fr": {"GB": "Go", "GiB": "Gio", "GB/s": "Go/s", "MiB": "Mio", "KiB": "Kio", "TB": "To"},
-}
+# Byte units as each locale writes them (French: octet; the words in the message catalogs,
+# macros/messages.py); other units are the same everywhere.
+UNITS = Localized(Messages("units", {"GB": "GB", "GiB": "GiB", "GB/s": "GB/s", "MiB": "MiB", "KiB": "KiB", "TB": "TB"}))
 
 
 @dataclass(frozen=True)

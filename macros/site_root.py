@@ -13,6 +13,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from macros import locales as site_locales
+from macros.i18n import SITE
 from macros.site_meta import CONTENT_SECURITY_POLICY
 
 
@@ -100,7 +101,7 @@ def write_root(site: Path) -> None:
         _PAGE.format(
             lang=found[0][0],
             csp=CONTENT_SECURITY_POLICY,
-            title="Page introuvable · Page not found",
+            title=" · ".join(dict.fromkeys(SITE[code]["not_found_title"] for code, _ in found)),
             head="",
             links=missing_links,
         ),

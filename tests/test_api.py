@@ -257,12 +257,13 @@ def test_the_reasons_decimals_are_the_engines_in_the_build_and_the_worker():
     from macros.catalog_loader import read_catalog
     from macros.fitengine.browser import Session
     from macros.fitengine.reasons import REASON_DIGITS
+    from macros.messages import every_engine_words_json
 
     worker = (ROOT / "overrides" / "assets" / "javascripts" / "configurator-worker.js").read_text(encoding="utf-8")
     assert not re.search(r"FractionDigits:\s*\d", worker), "the worker types the reasons' decimals"
     assert 'pyodide.globals.get("reason_digits")' in worker
     data, _ = read_catalog()
-    session = Session(json.dumps(data))
+    session = Session(json.dumps(data), every_engine_words_json())
     assert session.digits == REASON_DIGITS
     # The worker's Python writer follows the same count: Intl's output for it is accepted.
     sample = 1234.5

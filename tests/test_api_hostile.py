@@ -12,6 +12,7 @@ from macros.catalog_loader import read_catalog
 from macros.fitengine import EngineError
 from macros.fitengine.api import LAYOUT_KEYS, evaluate
 from macros.fitengine.browser import Session
+from macros.messages import every_engine_words_json
 
 REQUEST = {"model": "llama-3.1-8b", "format": "bf16"}
 WHOLE_KEYS = ("context", "concurrency", "input", "output", *LAYOUT_KEYS)
@@ -24,7 +25,7 @@ NOT_WHOLE = ("12abc", "1e3", "0x10", "12 34", "4.0", "+8", "1_000", "٣")
 def session() -> Session:
     data, problems = read_catalog()
     assert not problems
-    return Session(json.dumps(data))
+    return Session(json.dumps(data), every_engine_words_json())
 
 
 @pytest.mark.parametrize("key", WHOLE_KEYS)

@@ -5,6 +5,7 @@ import json
 from macros.catalog_loader import read_catalog
 from macros.fitengine import answer
 from macros.fitengine.browser import Session
+from macros.messages import every_engine_words_json
 
 from .conftest import FIXTURES
 
@@ -12,7 +13,7 @@ from .conftest import FIXTURES
 def session(catalog):
     data, problems = read_catalog()
     assert not problems
-    return Session(json.dumps(data))
+    return Session(json.dumps(data), every_engine_words_json())
 
 
 def plain(x):
@@ -24,7 +25,7 @@ def test_an_answer_crosses_as_json_and_equals_the_engines(catalog):
     request = {"model": "llama-3.3-70b", "format": "bf16", "context": 8192, "concurrency": 4}
     out = json.loads(s.answer_json(json.dumps(request), "en", plain))
     assert out["ok"]
-    assert out["result"] == json.loads(json.dumps(answer(catalog, request, "en", plain)))
+    assert out["result"] == json.loads(json.dumps(answer(catalog, request, None, plain)))
 
 
 def test_a_readers_error_comes_back_as_a_message(catalog):

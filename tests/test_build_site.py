@@ -238,7 +238,9 @@ def test_the_manifest_holds_every_file_the_widgets_trust(site):
     trusted = {
         "catalog.json",
         *(p.relative_to(site / "engine").as_posix() for p in site.glob("engine/answers/**/*.json")),
+        *(p.relative_to(site / "engine").as_posix() for p in site.glob("engine/messages/*.json")),
     }
+    assert {f"messages/{locale}.json" for locale in ("fr", "en")} <= trusted
     # Every model's answers per format, and each model's alone.
     assert {n.count("/") for n in trusted if n.startswith("answers/")} == {2, 3}
     assert set(manifest["data"]) == trusted

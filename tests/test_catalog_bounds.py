@@ -84,10 +84,11 @@ def test_a_count_yaml_reads_as_another_number_is_refused(catalog_copy, written):
 def session():
     from macros.catalog_loader import read_catalog
     from macros.fitengine.browser import Session
+    from macros.messages import every_engine_words_json
 
     data, problems_ = read_catalog()
     assert not problems_
-    return Session(json.dumps(data))
+    return Session(json.dumps(data), every_engine_words_json())
 
 
 @pytest.mark.parametrize("billions", [1e-10, 0.0001])

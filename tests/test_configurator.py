@@ -131,6 +131,38 @@ def test_browser_answers_equal_the_build_engines(browser, server, catalog):
     context.close()
 
 
+def test_the_engines_sentences_in_the_browser_are_the_french_catalogs(browser, server, catalog):
+    """The worker gives the engine its page's words (engine/messages/fr.json, from site.po): the
+    reasons Pyodide writes on the French page are the build's, word for word."""
+    from macros.fitengine.reasons import REASON_DIGITS
+    from macros.locale_format import Formatter
+    from macros.messages import engine_words
+
+    context_tokens = catalog.assumptions.default_context * 2  # not in the build's answers
+    context, page, errors, _ = open_configurator(browser, server, "fr", f"?context={context_tokens}")
+    wait_ready(page)
+    fmt = Formatter("fr")
+    for model in ("llama-3.3-70b", "deepseek-v3"):
+        choose(page, model, "bf16")
+        request = {"model": model, "format": "bf16", "context": context_tokens}
+        built = answer(catalog, request, engine_words("fr"), lambda x: fmt.number(x, REASON_DIGITS))
+        want = {r["node"]: r["reason_text"] for r in built["rows"]}
+        wait_until(lambda want=want: shown_reasons(page) == want, 30, f"{model}'s reasons from the engine")
+        got = shown_reasons(page)
+        assert got == want
+        assert any("Ne tient pas" in text for text in got.values()) or any("Tient" in text for text in got.values())
+    assert not errors, errors
+    context.close()
+
+
+def shown_reasons(page) -> dict[str, str]:
+    return dict(
+        page.eval_on_selector_all(
+            "tr[data-node]", "trs => trs.map(tr => [tr.dataset.node, tr.querySelector('.verdict__reason').textContent])"
+        )
+    )
+
+
 def worker_marks(page):
     """The names of the marks the configurator's worker has made on its own timeline."""
     workers = [w for w in page.workers if "configurator-worker" in w.url]
@@ -242,6 +274,20 @@ def test_a_pasted_config_says_what_was_read(browser, server):
     assert "8.03 billion parameters" in text and "32 layers" in text and "8 KV heads" in text, text
     page.select_option("select[name=model]", "llama-3.1-8b")
     wait_until(lambda: page.is_hidden("[data-model-read]"), 10, "a catalog model hides it")
+    assert not errors, errors
+    context.close()
+
+
+def test_a_pasted_config_the_site_cannot_size_is_refused_in_the_pages_language(browser, server):
+    # T5's config.json (google-t5/t5-small on Hugging Face): an encoder-decoder model.
+    config = {"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "is_encoder_decoder": True}
+    context, page, errors, _ = open_configurator(browser, server, "fr")
+    wait_ready(page)
+    page.select_option("select[name=model]", "custom")
+    page.fill("textarea[name=config]", json.dumps(config))
+    wait_until(lambda: "T5" in (page.text_content("[data-error-for=config]") or ""), 20, "the engine's refusal")
+    message = page.text_content("[data-error-for=config]")
+    assert "encodeur-décodeur" in message and "cannot size" not in message, message
     assert not errors, errors
     context.close()
 

@@ -191,7 +191,7 @@ def test_rows_reordered_by_a_new_answer_each_name_one_node_whole(browser, server
     page.select_option("select[name=model]", "llama-3.1-8b")
     formatter = Formatter("en")
     request = {**WORKLOAD, "model": "llama-3.1-8b"}
-    want = {r["node"]: r for r in answer(catalog, request, "en", lambda x: formatter.number(x, 1))["rows"]}
+    want = {r["node"]: r for r in answer(catalog, request, None, lambda x: formatter.number(x, 1))["rows"]}
 
     def after():
         return page.eval_on_selector_all("tbody tr", ROW_PARTS)

@@ -45,7 +45,7 @@ def test_the_card_names_the_target_what_is_met_the_workload_price_and_the_band_i
     page.goto(f"{server}/en/{PAGE_PATHS['configurator']['en']}?{urlencode(request)}")
     settled(page, concurrency=64)
     a = catalog.assumptions
-    want = answer(catalog, request, "en")
+    want = answer(catalog, request)
     best = next(r for r in want["rows"] if r["recommended"])
     assert card(page)["node"] == best["node"]
     f = Formatter("en")
@@ -74,7 +74,7 @@ def test_a_stricter_target_changes_the_answer_and_the_link_carries_it(browser, s
     page.fill("input[name=min_speed]", "40")
     page.press("input[name=min_speed]", "Enter")
     settled(page, minSpeed=40)
-    want = answer(catalog, {"model": "llama-3.3-70b", "format": "fp8", "concurrency": 64, "min_speed": 40}, "en")
+    want = answer(catalog, {"model": "llama-3.3-70b", "format": "fp8", "concurrency": 64, "min_speed": 40})
     assert card(page)["node"] == (want["summary"]["recommended"] or "")
     assert "min_speed=40" in href(page)
     page.goto(href(page))
@@ -95,7 +95,7 @@ def test_out_of_reach_the_card_names_the_closest_and_a_button_leads_to_a_node_th
     context, page, errors, _ = open_configurator(browser, server, "en", query)
     settled(page, concurrency=2000)
     assert card(page)["node"] == ""
-    want = answer(catalog, {"model": "llama-3.3-70b", "format": "bf16", "concurrency": 2000, "min_speed": 30}, "en")
+    want = answer(catalog, {"model": "llama-3.3-70b", "format": "bf16", "concurrency": 2000, "min_speed": 30})
     closest = next(r for r in want["rows"] if r["node"] == want["summary"]["closest"])
     assert catalog.gpus[closest["gpu"]].name in slot_text(page, "none_text")
     fewer = next(s for s in want["suggestions"] if s["concurrency"])

@@ -385,10 +385,11 @@ def test_any_request_value_is_answered_finitely_or_refused_with_a_code_the_page_
     from macros.catalog_loader import read_catalog
     from macros.fitengine.browser import Session
     from macros.i18n import WIDGET
+    from macros.messages import every_engine_words_json
 
     global _SESSION
     if _SESSION is None:
-        _SESSION = Session(json.dumps(read_catalog()[0]))
+        _SESSION = Session(json.dumps(read_catalog()[0]), every_engine_words_json())
     # A page's JSON may hold a number of any length (JavaScript writes what it is given): the text
     # is written whole, and the engine's own reading must refuse it.
     limit = sys.get_int_max_str_digits()

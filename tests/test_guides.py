@@ -13,7 +13,8 @@ import pytest
 from macros.fitengine import fit_all, fit_node, workload
 from macros.fitengine.health import expected_nvlinks
 from macros.fitengine.reasons import TEMPLATES
-from macros.i18n import LABELS, MEASURE, SITE, UNMAPPED, WIDGET
+from macros.i18n import LABELS, MEASURE, SITE, WIDGET
+from macros.messages import po_path, words
 
 from .site_build import build_site
 from .test_site import LOCALES, page_file
@@ -73,17 +74,19 @@ def page_text(path: Path) -> str:
 
 
 def french_strings() -> dict[str, str]:
-    """Every French string the site's code writes: tables, widgets, the engine's sentences."""
+    """Every French string the site's code writes: tables, widgets, the engine's sentences, as
+    the pages get them, and every translation of the French message catalog, plural forms too."""
+    from babel.messages.pofile import read_po
+
     out = {}
-    for name, table in (
-        ("LABELS", LABELS),
-        ("WIDGET", WIDGET),
-        ("MEASURE", MEASURE),
-        ("UNMAPPED", UNMAPPED),
-        ("SITE", SITE),
-    ):
+    for name, table in (("LABELS", LABELS), ("WIDGET", WIDGET), ("MEASURE", MEASURE), ("SITE", SITE)):
         out.update({f"{name}.{k}": v for k, v in table["fr"].items()})
-    out.update({f"reasons.{k}": v for k, v in TEMPLATES["fr"].items()})
+    out.update({f"reasons.{k}": v for k, v in words(TEMPLATES, "fr").items()})
+    with po_path("fr").open("rb") as handle:
+        for message in read_po(handle, locale="fr"):
+            if message.id:
+                texts = message.string if isinstance(message.string, tuple) else (message.string,)
+                out.update({f"site.po: {message.context}[{i}]": text for i, text in enumerate(texts)})
     return out
 
 

@@ -12,6 +12,7 @@ import yaml
 from macros.fitengine.reasons import TEMPLATES
 from macros.i18n import LABELS, MEASURE, SITE, WIDGET
 from macros.locales import codes, locales, source
+from macros.messages import Localized
 
 from .site_build import ROOT
 
@@ -26,7 +27,7 @@ def missing_words(locale: str, catalog_data: dict) -> list[str]:
         ("WIDGET", WIDGET),
         ("MEASURE", MEASURE),
         ("SITE", SITE),
-        ("reasons", TEMPLATES),
+        ("reasons", Localized(TEMPLATES)),
     ):
         words = table.get(locale, {})
         missing += [f"{name}[{key}]" for key in table[source()] if not words.get(key)]

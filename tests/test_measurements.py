@@ -14,6 +14,7 @@ from macros.fitengine import EngineError, check_measurement
 from macros.fitengine.health import check_allreduce, check_nvlink, check_topology
 from macros.fitengine.nccl_tests import parse_allreduce
 from macros.fitengine.nvidia_smi import parse_nvlink_status, parse_topo
+from macros.messages import engine_words
 
 from .conftest import FIXTURES, ROOT
 
@@ -263,7 +264,7 @@ def test_allreduce_garbage(paste):
 
 def test_check_measurement_renders_in_both_locales(catalog):
     for locale in ("en", "fr"):
-        out = check_measurement(catalog, "topo", text("topo-8x-h100-degraded.txt"), "8x-h100-sxm", locale)
+        out = check_measurement(catalog, "topo", text("topo-8x-h100-degraded.txt"), "8x-h100-sxm", engine_words(locale))
         assert out["verdict"] == "fault" and out["matrix"][2][3] == "SYS"
         assert all(r["text"] and "{" not in r["text"] for r in out["reasons"])
     with pytest.raises(EngineError, match="unknown node"):

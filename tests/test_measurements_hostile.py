@@ -239,10 +239,11 @@ def test_nvlink_on_a_pcie_node_is_reported_once(catalog):
 def session():
     from macros.catalog_loader import read_catalog
     from macros.fitengine.browser import Session
+    from macros.messages import every_engine_words_json
 
     data, problems = read_catalog()
     assert not problems
-    return Session(json.dumps(data))
+    return Session(json.dumps(data), every_engine_words_json())
 
 
 def judged(session, kind: str, paste: str, node: str, locale: str = "en") -> dict:

@@ -5,10 +5,12 @@ import pytest
 from macros.fitengine import Reason, fit_all, render, workload
 from macros.fitengine.reasons import TEMPLATES
 from macros.locales import codes
+from macros.messages import engine_words
 
 
-def test_every_locale_of_the_engine_is_a_locale_of_the_site():
-    assert set(TEMPLATES) == set(codes())
+@pytest.mark.parametrize("locale", codes())
+def test_every_locale_of_the_site_has_every_reason_of_the_engine(locale):
+    assert set(engine_words(locale)) == set(TEMPLATES)
 
 
 @pytest.mark.parametrize("locale", codes())
@@ -18,7 +20,7 @@ def test_every_reason_the_engine_gives_renders(catalog, locale):
         for fmt in catalog.formats:
             for r in fit_all(catalog, workload(catalog, model, fmt)):
                 for reason in (r.reason, *r.notes):
-                    text = render(reason, locale)
+                    text = render(reason, engine_words(locale))
                     assert "{" not in text and text
                     seen.add(reason.code)
     assert {
@@ -35,6 +37,6 @@ def test_every_reason_the_engine_gives_renders(catalog, locale):
 def test_numbers_go_through_the_locale_formatter():
     reason = Reason("single", {"need": 12.5, "capacity": 40.0})
     assert (
-        render(reason, "fr", number=lambda x: f"<{x}>")
+        render(reason, engine_words("fr"), number=lambda x: f"<{x}>")
         == "Tient sur une carte\u202f: <12.5>\u00a0Go sur <40.0>\u00a0Go."
     )

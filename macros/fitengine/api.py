@@ -2,14 +2,15 @@
 
 The build (macros) and the browser (Pyodide worker) both call `answer`, so the table a reader
 sees before JavaScript starts and the one the widget draws come from the same function. Numbers
-stay raw; only the reason sentences are rendered, with the caller's locale number formatter.
+stay raw; only the reason sentences are rendered, in the caller's words (the texts of its
+language by reason code, `reasons.TEMPLATES` for English) with its number formatter.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -108,9 +109,17 @@ def _bounded(value: Any, key: str) -> None:
         item, depth = stack.pop()
         count += 1
         if depth > CUSTOM_DEPTH:
-            raise EngineError(f"{key} is nested more than {CUSTOM_DEPTH} levels deep; a config.json is not")
+            raise EngineError(
+                f"{key} is nested more than {CUSTOM_DEPTH} levels deep; a config.json is not",
+                "config_too_deep",
+                maximum=CUSTOM_DEPTH,
+            )
         if count > CUSTOM_CHARS:
-            raise EngineError(f"{key} holds more than {CUSTOM_CHARS:,} values; a config.json does not")
+            raise EngineError(
+                f"{key} holds more than {CUSTOM_CHARS:,} values; a config.json does not",
+                "config_too_many_values",
+                maximum=CUSTOM_CHARS,
+            )
         if isinstance(item, dict):
             stack.extend((child, depth + 1) for child in item.values())
         elif isinstance(item, list):
@@ -123,7 +132,9 @@ def _id(request: dict[str, Any], key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or len(value) > 200:
-        raise EngineError(f"{key} must be text of at most 200 characters, got {shown(value)}")
+        raise EngineError(
+            f"{key} must be text of at most 200 characters, got {shown(value)}", "text_too_long", key=key, maximum=200
+        )
     return value
 
 
@@ -132,7 +143,7 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise EngineError(f"{key} must be text, got {type(value).__name__}")
+        raise EngineError(f"{key} must be text, got {type(value).__name__}", "not_text", key=key)
     return value[:40]
 
 
@@ -163,7 +174,7 @@ def link_class(catalog: Catalog, node_id: str | Node) -> str:
 def answer(
     catalog: Catalog,
     request: dict[str, Any],
-    locale: str = "en",
+    words: Mapping[str, str] | None = None,
     number: Callable[[float], str] = _number,
 ) -> dict[str, Any]:
     """Every node's answer to a request {model | config | totals, format, context, concurrency}.
@@ -175,7 +186,7 @@ def answer(
 
     Raises EngineError with a reader-facing message when the request cannot be answered.
     """
-    return with_reason_text(raw_answer(catalog, request), locale, number)
+    return with_reason_text(raw_answer(catalog, request), words, number)
 
 
 # Every key a request may carry. The browser sends the first group; the command line and the
@@ -244,7 +255,7 @@ def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> A
     if request.get("totals") is not None:
         totals = request["totals"]
         if not isinstance(totals, dict):
-            raise EngineError("totals must be an object")
+            raise EngineError("totals must be an object", "totals_not_object")
         fields = ("total", "active", "layers", "kv_heads", "head_dim")
         if totals.get("active") in (None, "") and totals.get("total") not in (None, ""):
             totals = {**totals, "active": totals["total"]}  # a dense model: every parameter is active
@@ -270,7 +281,7 @@ def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpr
     priced afresh from this catalog, so they are what an evaluation without it gives.
     """
     if not isinstance(request, dict):
-        raise EngineError("the request must be an object")
+        raise EngineError("the request must be an object", "request_not_object")
     fmt = _id(request, "format")
     model_id = _id(request, "model")
     node_id = _id(request, "node")
@@ -440,15 +451,17 @@ def model_read(model: Any) -> dict[str, Any]:
     }
 
 
-def with_reason_text(result: dict[str, Any], locale: str, number: Callable[[float], str] = _number) -> dict[str, Any]:
-    """A copy of an answer whose rows carry their reasons as sentences in `locale`."""
-    rows = [{**row, "reason_text": _reason_text(row, locale, number)} for row in result["rows"]]
+def with_reason_text(
+    result: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str] = _number
+) -> dict[str, Any]:
+    """A copy of an answer whose rows carry their reasons as sentences in `words`' language."""
+    rows = [{**row, "reason_text": _reason_text(row, words, number)} for row in result["rows"]]
     return {**result, "rows": rows}
 
 
-def _reason_text(row: dict[str, Any], locale: str, number: Callable[[float], str]) -> str:
+def _reason_text(row: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str]) -> str:
     reasons = [row["reason"], *row.get("notes", [])]
-    return " ".join(render(Reason(r["code"], r["params"]), locale, number) for r in reasons)
+    return " ".join(render(Reason(r["code"], r["params"]), words, number) for r in reasons)
 
 
 def _speed(row: dict[str, Any]) -> float:
@@ -502,7 +515,7 @@ def check_measurement(
     kind: str,
     text: str,
     node_id: str,
-    locale: str = "en",
+    words: Mapping[str, str] | None = None,
     number: Callable[[float], str] = _number,
 ) -> dict[str, Any]:
     """Judge a pasted `topo -m`, `nvlink --status` or `all_reduce_perf` output against a node.
@@ -542,7 +555,7 @@ def check_measurement(
         health = check_allreduce(catalog, node, parse_allreduce(text))
     result = health.to_dict()
     for item, finding in zip(result["reasons"], health.findings, strict=True):
-        item["text"] = render(Reason(finding.reason.code, finding.reason.params), locale, number)
+        item["text"] = render(Reason(finding.reason.code, finding.reason.params), words, number)
     result["matrix"] = matrix
     # The matrix the node should show, and which cells differ from it (expected_label).
     result["expected"] = drawn.get("expected")

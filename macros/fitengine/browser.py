@@ -15,7 +15,7 @@ from typing import Any
 
 from .api import answer, check_measurement
 from .catalog import Catalog
-from .errors import EngineError
+from .errors import EngineError, shown
 from .numbers import fixed_formatter
 from .reasons import REASON_DIGITS
 
@@ -25,8 +25,11 @@ Number = Callable[[float], str]
 class Session:
     """One page's engine: the catalog read once, and the locale's number writer once checked."""
 
-    def __init__(self, catalog_json: str) -> None:
+    def __init__(self, catalog_json: str, words_json: str = "{}") -> None:
         self.catalog = Catalog.from_dict(json.loads(catalog_json))
+        # The reasons' texts by locale (engine/messages/<locale>.json, from the site's catalogs);
+        # English is the engine's own (reasons.TEMPLATES).
+        self.words: dict[str, Any] = {"en": None, **json.loads(words_json)}
         self.number: Number | None = None
         self.digits = REASON_DIGITS  # the decimals of the reasons' numbers, which the page writes with Intl
 
@@ -43,7 +46,7 @@ class Session:
 
     def answer_json(self, request_json: str, locale: str, number: Number) -> str:
         """The engine's answer to a configurator request, as JSON."""
-        return _reply(lambda: answer(self.catalog, _request(request_json), locale, self.number or number))
+        return _reply(lambda: answer(self.catalog, _request(request_json), self._words(locale), self.number or number))
 
     def warm_requests_json(self) -> str:
         """Questions for the worker to answer, unseen, once it is ready, as JSON.
@@ -76,7 +79,16 @@ class Session:
 
     def check_json(self, kind: str, text: str, node: str, locale: str, number: Number) -> str:
         """The engine's judgement of a pasted measurement, as JSON."""
-        return _reply(lambda: check_measurement(self.catalog, kind, text, node, locale, self.number or number))
+        return _reply(
+            lambda: check_measurement(self.catalog, kind, text, node, self._words(locale), self.number or number)
+        )
+
+    def _words(self, locale: str) -> Any:
+        if locale not in self.words:
+            raise EngineError(
+                f"no messages for the locale {shown(locale)}: the page's engine/messages file was not given"
+            )
+        return self.words[locale]
 
 
 def _request(text: str) -> Any:

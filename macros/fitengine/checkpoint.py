@@ -73,7 +73,11 @@ def _number(qc: dict[str, Any], key: str, default: int = 0) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value <= 1_000_000:
-        raise EngineError(f"config.json 'quantization_config.{key}' must be a whole number, got {value!r}")
+        raise EngineError(
+            f"config.json 'quantization_config.{key}' must be a whole number, got {value!r}",
+            "config_quant_not_whole",
+            key=f"quantization_config.{key}",
+        )
     return max(value, 0)  # -1 (GPTQ, AWQ): one scale per output channel, no groups
 
 
@@ -82,7 +86,11 @@ def _names(qc: dict[str, Any], key: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise EngineError(f"config.json 'quantization_config.{key}' must be a list of module names, got {value!r}")
+        raise EngineError(
+            f"config.json 'quantization_config.{key}' must be a list of module names, got {value!r}",
+            "config_quant_modules",
+            key=f"quantization_config.{key}",
+        )
     return tuple(value)
 
 
@@ -94,7 +102,11 @@ def _block(value: Any, key: str) -> tuple[int, int]:
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1_000_000 for v in value)
     ):
-        raise EngineError(f"config.json 'quantization_config.{key}' must be two whole numbers [n, k], got {value!r}")
+        raise EngineError(
+            f"config.json 'quantization_config.{key}' must be two whole numbers [n, k], got {value!r}",
+            "config_quant_pair",
+            key=f"quantization_config.{key}",
+        )
     return value[0], value[1]
 
 
@@ -178,11 +190,12 @@ def read_quantization(cfg: dict[str, Any], arch: Architecture) -> Checkpoint | N
     if qc is None:
         return None
     if not isinstance(qc, dict):
-        raise EngineError("config.json 'quantization_config' must be an object")
+        raise EngineError("config.json 'quantization_config' must be an object", "config_quant_not_object")
     method = qc.get("quant_method")
     if not isinstance(method, str) or not method:
         raise EngineError(
-            "config.json 'quantization_config' has no 'quant_method': it names how the weights are stored"
+            "config.json 'quantization_config' has no 'quant_method': it names how the weights are stored",
+            "config_quant_no_method",
         )
     method = method.lower()
     modules = _names(qc, "modules_to_not_convert") or _names(qc, "ignore") or _names(qc, "llm_int8_skip_modules")

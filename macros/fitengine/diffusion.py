@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .catalog import Catalog, Component, DiffusionModel, Format, Gpu, MemoryReport, Node
-from .errors import EngineError
+from .errors import unknown
 from .fit import format_support
 from .memory import UNQUANTIZED_BITS
 from .reasons import Reason
@@ -170,8 +170,8 @@ def fit_diffusion_node(catalog: Catalog, model: DiffusionModel, fmt: Format, nod
 def fit_diffusion(catalog: Catalog, model: str, fmt: str) -> list[DiffusionFit]:
     """Every node of the catalog for an image or video model, in catalog order."""
     if model not in catalog.diffusion:
-        raise EngineError(f"unknown diffusion model {model!r}; choose one of: {', '.join(catalog.diffusion)}")
+        raise unknown("model", model, catalog.diffusion)
     if fmt not in catalog.formats:
-        raise EngineError(f"unknown format {fmt!r}; choose one of: {', '.join(catalog.formats)}")
+        raise unknown("format", fmt, catalog.formats)
     m, f = catalog.diffusion[model], catalog.formats[fmt]
     return [fit_diffusion_node(catalog, m, f, node) for node in catalog.nodes]

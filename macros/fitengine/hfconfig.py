@@ -74,7 +74,7 @@ def _flag(cfg: dict[str, Any], key: str, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise EngineError(f"config.json {key!r} must be true or false, got {shown(value)}")
+        raise EngineError(f"config.json {key!r} must be true or false, got {shown(value)}", "config_not_bool", key=key)
     return value
 
 
@@ -108,28 +108,49 @@ def _architecture_name(cfg: dict[str, Any]) -> str:
     return f"model_type {model_type[:40]!r}" if model_type else "an unnamed architecture"
 
 
-def _unsupported(cfg: dict[str, Any], what: str) -> EngineError:
-    return EngineError(f"config.json describes {_architecture_name(cfg)}, which this site cannot size: {what}")
+def _unsupported(cfg: dict[str, Any], what: str) -> str:
+    """The refusal of an architecture in the engine's English (a page words its code)."""
+    return f"config.json describes {_architecture_name(cfg)}, which this site cannot size: {what}"
 
 
 def _refuse_unsupported(cfg: dict[str, Any]) -> None:
     """Refuse, in one sentence naming the architecture, what the parameter and KV arithmetic cannot hold."""
+    name = _architecture_name(cfg)
     if cfg.get("is_encoder_decoder") is True:
-        raise _unsupported(cfg, "it is an encoder-decoder model, and the site sizes decoder-only language models")
+        raise EngineError(
+            _unsupported(cfg, "it is an encoder-decoder model, and the site sizes decoder-only language models"),
+            "config_encoder_decoder",
+            architecture=name,
+        )
     kinds = cfg.get("layer_types")
     if isinstance(kinds, list):
         other = sorted({k for k in kinds if isinstance(k, str) and k not in _ATTENTION_KINDS})
         if other:
             listed = ", ".join(repr(k[:40]) for k in other[:4])
-            raise _unsupported(cfg, f"its {listed} layers keep a state, not a KV cache per token, and are not modeled")
+            raise EngineError(
+                _unsupported(cfg, f"its {listed} layers keep a state, not a KV cache per token, and are not modeled"),
+                "config_state_layers",
+                architecture=name,
+                kinds=listed,
+            )
     state = next((k for k in _STATE_SPACE_KEYS if k in cfg), None)
     if state is not None:
-        raise _unsupported(cfg, f"it has state-space or linear-attention layers ({state!r}), which are not modeled")
+        raise EngineError(
+            _unsupported(cfg, f"it has state-space or linear-attention layers ({state!r}), which are not modeled"),
+            "config_linear_attention",
+            architecture=name,
+            key=state,
+        )
     if _text(cfg, "model_type") in KNOWN_TYPES:
         return
     for key in ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"):
         if cfg.get(key) is None:
-            raise _unsupported(cfg, f"it has no {key!r} (the usual Hugging Face key for its size)")
+            raise EngineError(
+                _unsupported(cfg, f"it has no {key!r} (the usual Hugging Face key for its size)"),
+                "config_no_size_key",
+                architecture=name,
+                key=key,
+            )
 
 
 def _local_layers(cfg: dict[str, Any], layers: int) -> tuple[int, int, bool]:
@@ -144,7 +165,11 @@ def _local_layers(cfg: dict[str, Any], layers: int) -> tuple[int, int, bool]:
     kinds = cfg.get("layer_types")
     if isinstance(kinds, list):
         if len(kinds) != layers or not all(isinstance(k, str) for k in kinds):
-            raise EngineError(f"config.json 'layer_types' must list one attention type per layer ({layers})")
+            raise EngineError(
+                f"config.json 'layer_types' must list one attention type per layer ({layers})",
+                "config_layer_types",
+                layers=layers,
+            )
         chunked = sum(1 for k in kinds if k == "chunked_attention")
         if chunked:
             return _whole(cfg, "attention_chunk_size", limit="sliding_window"), chunked, True
@@ -184,7 +209,9 @@ def _moe_layers(cfg: dict[str, Any], layers: int) -> int:
     listed = cfg.get("moe_layers")
     if isinstance(listed, list) and listed:
         if not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < layers for i in listed):
-            raise EngineError(f"config.json 'moe_layers' must list layer numbers below {layers}")
+            raise EngineError(
+                f"config.json 'moe_layers' must list layer numbers below {layers}", "config_moe_layers", layers=layers
+            )
         return len(set(listed))
     step = cfg.get("interleave_moe_layer_step")
     if step is not None:  # Llama 4: every `step`-th layer, from layer step - 1
@@ -204,10 +231,15 @@ def _moe(cfg: dict[str, Any], layers: int, model_type: str) -> Moe | None:
     experts = _whole(cfg, expert_key, limit="experts")
     top_k = _whole(cfg, "num_experts_per_tok", limit="experts")
     if top_k > experts:
-        raise EngineError(f"config.json 'num_experts_per_tok' ({top_k}) exceeds the {experts} experts")
+        raise EngineError(
+            f"config.json 'num_experts_per_tok' ({top_k}) exceeds the {experts} experts",
+            "config_top_k",
+            top_k=top_k,
+            experts=experts,
+        )
     moe_layers = _moe_layers(cfg, layers)
     if moe_layers == 0:
-        raise EngineError("config.json leaves no layer with experts")
+        raise EngineError("config.json leaves no layer with experts", "config_no_moe_layers")
     gpt_oss = model_type == "gpt_oss"
     llama4 = model_type in ("llama4", "llama4_text")
     if cfg.get("moe_intermediate_size") is not None:
@@ -269,7 +301,12 @@ def from_hf_config(cfg: Any, name: str | None = None) -> Llm:
     heads = _whole(cfg, "num_attention_heads")
     kv_heads = _whole(cfg, "num_key_value_heads", default=heads)
     if heads % kv_heads:
-        raise EngineError(f"config.json 'num_key_value_heads' ({kv_heads}) must divide 'num_attention_heads' ({heads})")
+        raise EngineError(
+            f"config.json 'num_key_value_heads' ({kv_heads}) must divide 'num_attention_heads' ({heads})",
+            "config_kv_heads_divide",
+            kv_heads=kv_heads,
+            heads=heads,
+        )
     head_dim = _whole(cfg, "head_dim", default=max(hidden // heads, 1))
     vocab = _whole(cfg, "vocab_size")
 
@@ -309,7 +346,11 @@ def from_hf_config(cfg: Any, name: str | None = None) -> Llm:
     )
     total = Llm(id="custom", name="", architecture=arch, params_total=0).params.total
     if total > MAX_PARAMS:
-        raise EngineError(f"config.json describes {total:,} parameters, more than any model this site can size")
+        raise EngineError(
+            f"config.json describes {total:,} parameters, more than any model this site can size",
+            "config_too_many_params",
+            total=total,
+        )
     max_context = _whole(cfg, "max_position_embeddings", default=DEFAULT_CONTEXT)
     checkpoint = read_quantization(cfg, arch)
     label = name or _text(cfg, "_name_or_path") or model_type or "custom model"
@@ -368,13 +409,13 @@ def from_totals(
     for key in ("layers", "kv_heads", "head_dim", "max_context"):
         value = values[key]
         if value != int(value):
-            raise EngineError(f"{key} must be a whole number, got {shown(value)}")
+            raise EngineError(f"{key} must be a whole number, got {shown(value)}", "totals_not_whole", key=key)
     if (
         layers > LIMITS["num_hidden_layers"]
         or kv_heads > LIMITS["num_key_value_heads"]
         or head_dim > LIMITS["head_dim"]
     ):
-        raise EngineError("layers, KV heads or head dim is beyond any published model")
+        raise EngineError("layers, KV heads or head dim is beyond any published model", "totals_beyond_published")
     layers, kv_heads, head_dim = int(layers), int(kv_heads), int(head_dim)
     hidden = max(head_dim, round(math.sqrt(active / (12 * layers)) / head_dim) * head_dim)
     heads = max(kv_heads, hidden // head_dim)

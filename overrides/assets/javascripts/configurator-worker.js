@@ -182,6 +182,17 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
       return new TextDecoder().decode(buffer);
     });
   catalogText.catch(() => {});
+  // The engine's texts in the page's language (its reasons), from the site's message catalogs:
+  // trusted, like the catalog, only as the build wrote them.
+  const wordsName = `messages/${locale}.json`;
+  const wordsText = fetchOk(new URL(`engine/${wordsName}`, shared))
+    .then((r) => r.arrayBuffer())
+    .then(async (buffer) => {
+      const expected = (built.data || {})[wordsName];
+      if (!expected || (await sha256(buffer)) !== expected) throw new Error(`engine/${wordsName} does not match the build's manifest`);
+      return new TextDecoder().decode(buffer);
+    });
+  wordsText.catch(() => {});
 
   let pyodide = plan.use ? await restore(loadPyodide, pyodideRoot, shared, plan, early, factory) : null;
   mark("worker-pyodide-started");
@@ -200,6 +211,7 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
   post({ type: "status", state: "loading", step: 3, steps: 3 });
   const catalogJson = await catalogText;
   pyodide.globals.set("catalog_json", catalogJson);
+  pyodide.globals.set("words_json", JSON.stringify({ [locale]: JSON.parse(await wordsText) }));
   // The engine's own browser entry (fitengine/browser.py, shipped and hashed with the rest; a
   // restored snapshot imported these very files at build time).
   pyodide.runPython(`
@@ -207,8 +219,8 @@ import sys
 if "/engine" not in sys.path:
     sys.path.insert(0, "/engine")
 from fitengine.browser import Session
-_session = Session(catalog_json)
-del catalog_json
+_session = Session(catalog_json, words_json)
+del catalog_json, words_json
 use_separators = _session.use_separators
 answer_json = _session.answer_json
 check_json = _session.check_json

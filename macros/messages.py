@@ -1,0 +1,403 @@
+"""The site's words in gettext catalogs: extracted from the code, checked and compiled by Babel.
+
+Every string a reader sees that the build or the engine writes is English in the code, the
+messages' source language: tables of `Messages("context", {key: text})` (macros/i18n.py,
+macros/fitengine/reasons.py) and the `unmapped` reasons of catalog/validation/records.yaml. Each
+text is a msgid, `<context>.<key>` its msgctxt (so that one English word can have two French
+ones), a pair of texts a message with plural forms. Every other locale's words are in
+`locales/<locale>/LC_MESSAGES/site.po`, one file per language that Poedit or msgfmt read.
+
+    make messages    (python -m macros.messages) extract every msgid into locales/site.pot
+                     (babel.cfg maps the files to the extractors below), then merge it into each
+                     locale's .po (pybabel update): new messages arrive empty, changed ones fuzzy
+
+The build (`python -m macros.build_site`, `make site`) checks each locale's .po against what the
+code uses (`check`): a message missing, left empty, fuzzy, or whose translation drops or adds a
+placeholder stops it, each named with its msgid and the file:line that uses it. It then compiles
+the .po with Babel into .cache/locales/ (a build output, never tracked) and reads the compiled
+catalog with the standard library's gettext. The engine's texts reach the browser as data:
+`engine_words(locale)`, written to engine/messages/<locale>.json by the build hooks.
+"""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import os
+import re
+import sys
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import IO, Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DOMAIN = "site"
+MSGID_LANGUAGE = "en"  # the msgids' language (the code's strings), not the guides' source language (fr)
+MAPPING = ROOT / "babel.cfg"
+COMPILED = ROOT / ".cache" / "locales"
+PLACEHOLDER = re.compile(r"\{(\w*)\}")
+
+
+def locales_dir() -> Path:
+    """Where the catalogs are: locales/, or SITE_LOCALES (a test's copy)."""
+    return Path(os.environ.get("SITE_LOCALES") or ROOT / "locales")
+
+
+def po_path(locale: str) -> Path:
+    return locales_dir() / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+class MessagesError(ValueError):
+    """A locale's catalog does not translate what the code uses; one line per message."""
+
+
+# --- extraction (Babel's extractor interface: pybabel extract -F babel.cfg) -----------------
+
+
+def extract_tables(
+    fileobj: IO[bytes], keywords: Collection[str], comment_tags: Collection[str], options: Mapping[str, Any]
+) -> Iterator[tuple[int, str, tuple[str, ...], list[str]]]:
+    """Every `Messages("context", {key: text})` of a Python file, as pgettext / npgettext calls.
+
+    A text that is not a literal string (or a pair of them) is refused, naming its line: the
+    catalogs could not hold it.
+    """
+    name = getattr(fileobj, "name", "(file)")
+    tree = ast.parse(fileobj.read(), filename=name)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _called(node) == "Messages" and len(node.args) == 2):
+            continue
+        context, table = node.args
+        if not (isinstance(context, ast.Constant) and isinstance(context.value, str) and isinstance(table, ast.Dict)):
+            raise ValueError(f"{name}:{node.lineno}: Messages takes a literal context and a literal dict")
+        for key, value in zip(table.keys, table.values, strict=True):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                raise ValueError(f"{name}:{value.lineno}: a message's key must be a literal string")
+            msgctxt = f"{context.value}.{key.value}"
+            texts = _literal_texts(value)
+            if texts is None:
+                raise ValueError(
+                    f"{name}:{value.lineno}: {msgctxt}: a message must be a literal string or a pair of them"
+                )
+            funcname = "pgettext" if len(texts) == 1 else "npgettext"
+            yield value.lineno, funcname, (msgctxt, *texts), []
+
+
+def _called(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _literal_texts(value: ast.expr) -> tuple[str, ...] | None:
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return (value.value,)
+    if isinstance(value, ast.Tuple) and len(value.elts) == 2:
+        texts = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return tuple(texts) if len(texts) == 2 else None
+    return None
+
+
+def extract_unmapped(
+    fileobj: IO[bytes], keywords: Collection[str], comment_tags: Collection[str], options: Mapping[str, Any]
+) -> Iterator[tuple[int, str, tuple[str, ...], list[str]]]:
+    """Why each published measurement of records.yaml is not compared (`unmapped`), by record id."""
+    import yaml
+
+    root = yaml.compose(fileobj.read().decode("utf-8"))
+    if isinstance(root, yaml.MappingNode):  # {records: [...]}
+        root = next((v for k, v in root.value if getattr(k, "value", None) == "records"), None)
+    records = root.value if isinstance(root, yaml.SequenceNode) else []
+    for record in records:
+        if not isinstance(record, yaml.MappingNode):
+            continue
+        fields = {k.value: v for k, v in record.value if isinstance(k, yaml.ScalarNode)}
+        text, ident = fields.get("unmapped"), fields.get("id")
+        if isinstance(text, yaml.ScalarNode) and isinstance(ident, yaml.ScalarNode) and text.value:
+            yield text.start_mark.line + 1, "pgettext", (f"unmapped.{ident.value}", text.value), []
+
+
+# --- what the code uses ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Used:
+    """A message the code uses: its context and msgid (a pair: singular and plural), and where."""
+
+    context: str
+    msgid: str | tuple[str, str]
+    where: tuple[str, ...]
+
+    @property
+    def shown(self) -> str:
+        msgid = self.msgid if isinstance(self.msgid, str) else self.msgid[0]
+        return f'msgctxt "{self.context}" msgid "{msgid}" ({", ".join(self.where)})'
+
+
+def used_messages() -> list[Used]:
+    """Every message the files babel.cfg maps hold, extracted as `make messages` does."""
+    from babel.messages.extract import extract_from_file
+    from babel.messages.frontend import parse_mapping_cfg
+
+    with MAPPING.open(encoding="utf-8") as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg, str(MAPPING))
+    found: dict[tuple[str, str | tuple[str, str]], list[str]] = {}
+    for pattern, method in method_map:
+        for path in sorted(ROOT.glob(pattern)):
+            relative = path.relative_to(ROOT).as_posix()
+            for lineno, msgid, _comments, context in extract_from_file(method, str(path), options=options_map[pattern]):
+                found.setdefault((context or "", msgid), []).append(f"{relative}:{lineno}")
+    return [Used(context, msgid, tuple(where)) for (context, msgid), where in found.items()]
+
+
+# --- checking and compiling a locale ---------------------------------------------------------
+
+
+def check(locale: str, used: list[Used] | None = None) -> list[str]:
+    """What stops `locale`'s catalog from saying everything the code uses: one line each."""
+    from babel.messages.pofile import read_po
+
+    path = po_path(locale)
+    if not path.is_file():
+        return [
+            f"{_shown_path(path)}: no catalog for the locale {locale!r} (make messages creates it from locales/{DOMAIN}.pot)"
+        ]
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=locale)
+    problems = []
+    for use in used if used is not None else used_messages():
+        message = catalog.get(use.msgid, context=use.context)
+        if message is None:
+            problems.append(f"missing: {use.shown}")
+        elif message.fuzzy:
+            problems.append(f"fuzzy: {use.shown}")
+        elif not all(message.string if isinstance(message.string, tuple) else (message.string,)):
+            problems.append(f"untranslated: {use.shown}")
+        else:
+            texts = message.string if isinstance(message.string, tuple) else (message.string,)
+            want = placeholders(use.msgid if isinstance(use.msgid, str) else use.msgid[-1])
+            for text in texts:
+                if placeholders(text) != want and not (len(texts) > 1 and placeholders(text) <= want):
+                    problems.append(f"placeholders {sorted(placeholders(text))} instead of {sorted(want)}: {use.shown}")
+    return [f"{_shown_path(path)}: {p}" for p in problems]
+
+
+def placeholders(text: str) -> set[str]:
+    """The `{name}` fields of a text (what str.format fills)."""
+    return set(PLACEHOLDER.findall(text))
+
+
+def _shown_path(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
+def compile_locale(locale: str, used: list[Used] | None = None) -> Path:
+    """Check `locale`'s catalog and compile it with Babel; the compiled file's path.
+
+    Raises MessagesError naming every message missing, fuzzy or with other placeholders.
+    """
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    problems = check(locale, used)
+    if problems:
+        raise MessagesError(
+            f"the {locale!r} message catalog lacks {len(problems)} message(s) the code uses; "
+            "run `make messages` and translate them:\n" + "\n".join(problems)
+        )
+    path = po_path(locale)
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=locale)
+    folder = locales_dir()
+    compiled = COMPILED if folder == ROOT / "locales" else folder.with_name(f"{folder.name}.compiled")
+    target = compiled / locale / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".mo.partial")
+    with partial.open("wb") as handle:
+        write_mo(handle, catalog, use_fuzzy=False)
+    partial.replace(target)
+    return target
+
+
+def compile_all(locales: Collection[str]) -> None:
+    """Check and compile every locale but English (the msgids); MessagesError names every problem."""
+    errors = []
+    for locale in locales:
+        try:
+            translations(locale)
+        except MessagesError as error:
+            errors.append(str(error))
+    if errors:
+        raise MessagesError("\n".join(errors))
+
+
+_MSGIDS = gettext.NullTranslations()
+
+
+def translations(locale: str) -> gettext.NullTranslations:
+    """The locale's compiled catalog (the source language's is the code itself)."""
+    if locale == MSGID_LANGUAGE:
+        return _MSGIDS
+    path = po_path(locale)
+    stamp = (path.stat().st_mtime_ns, path.stat().st_size) if path.is_file() else (0, 0)
+    return _translations(locale, str(path), stamp)
+
+
+@cache
+def _translations(locale: str, path: str, stamp: tuple[int, int]) -> gettext.NullTranslations:
+    # Checked and compiled once per version of the .po (`mkdocs serve` reads an edit).
+    with compile_locale(locale).open("rb") as handle:
+        return gettext.GNUTranslations(handle)
+
+
+def translated(locale: str, context: str, msgid: str) -> str:
+    """One message in `locale`."""
+    return translations(locale).pgettext(context, msgid)
+
+
+def words(table: Mapping[str, Any], locale: str) -> dict[str, str]:
+    """A `Messages` table in `locale`'s words; a pair gives `<key>_one` and `<key>_many`."""
+    return dict(_words(table, translations(locale)))
+
+
+_WORDS: dict[tuple[int, int], tuple[Mapping[str, Any], dict[str, str]]] = {}
+
+
+def _words(table: Mapping[str, Any], found: gettext.NullTranslations) -> dict[str, str]:
+    key = (id(table), id(found))
+    kept = _WORDS.get(key)
+    if kept is not None and kept[0] is table:
+        return kept[1]
+    context = getattr(table, "context", "")
+    out = {}
+    for name, text in table.items():
+        if isinstance(text, tuple):
+            out[f"{name}_one"] = found.npgettext(f"{context}.{name}", *text, 1)
+            out[f"{name}_many"] = found.npgettext(f"{context}.{name}", *text, 2)
+        else:
+            out[name] = found.pgettext(f"{context}.{name}", text)
+    _WORDS[key] = (table, out)
+    return out
+
+
+class Localized(Mapping[str, dict[str, str]]):
+    """A `Messages` table by locale: `table[locale]` is its words there (see `words`).
+
+    `also` adds words made from another table's, in the same locale.
+    """
+
+    def __init__(self, table: Mapping[str, Any], also: Callable[[str], dict[str, str]] | None = None) -> None:
+        self.source = table
+        self.also = also
+
+    def __getitem__(self, locale: str) -> dict[str, str]:
+        from macros.locales import codes
+
+        if locale not in codes():
+            raise KeyError(locale)
+        found = words(self.source, locale)
+        if self.also:
+            found.update(self.also(locale))
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        from macros.locales import codes
+
+        return iter(codes())
+
+    def __len__(self) -> int:
+        from macros.locales import codes
+
+        return len(codes())
+
+
+def engine_words(locale: str) -> dict[str, str]:
+    """The engine's reason texts in `locale`, by code: what the browser's worker passes it."""
+    from macros.fitengine.reasons import TEMPLATES
+
+    return words(TEMPLATES, locale)
+
+
+def every_engine_words_json() -> str:
+    """Every locale's engine texts as one JSON object by locale: what `fitengine.browser.Session`
+    takes (the browser's worker gives it its page's locale alone)."""
+    import json
+
+    from macros.locales import codes
+
+    return json.dumps({locale: engine_words(locale) for locale in codes()}, ensure_ascii=False)
+
+
+# --- `make messages` ---------------------------------------------------------------------------
+
+EXTRACT_OPTIONS = (
+    "--add-location=file",  # files, not lines: a line moved in the code changes no catalog
+    "--no-wrap",
+    "--project=GPU guides",
+    "--version=1",
+    "--header-comment=# The GPU guides site's messages, in English (macros/messages.py): "
+    "`make messages` writes this file from the code.",
+)
+
+
+def extract(pot: Path) -> None:
+    """Babel's extraction of every msgid the code uses into `pot`, as `make messages` runs it."""
+    _babel(
+        [
+            "extract",
+            "-F",
+            str(MAPPING),
+            "-o",
+            str(pot),
+            *EXTRACT_OPTIONS,
+            "--ignore-dirs",
+            ".* _* node_modules site",
+            ".",
+        ]
+    )
+
+
+def update(pot: Path) -> None:
+    """Merge `pot` into every locale's catalog (Babel's update; obsolete entries dropped)."""
+    _babel(["update", "-i", str(pot), "-d", str(locales_dir()), "-D", DOMAIN, "--no-wrap", "--ignore-obsolete"])
+
+
+def _babel(args: list[str]) -> None:
+    from babel.messages.frontend import CommandLineInterface
+
+    cwd = Path.cwd()
+    os.chdir(ROOT)  # the catalogs name files relative to the project
+    try:
+        CommandLineInterface().run(["pybabel", "--quiet", *args])
+    finally:
+        os.chdir(cwd)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m macros.messages`: extract into locales/site.pot and update each .po;
+    `python -m macros.messages extract FILE`: extract into FILE alone."""
+    if argv[:1] == ["extract"] and len(argv) == 2:
+        extract(Path(argv[1]).resolve())
+        return 0
+    if argv:
+        print("usage: python -m macros.messages [extract FILE]", file=sys.stderr)
+        return 2
+    pot = locales_dir() / f"{DOMAIN}.pot"
+    fresh = pot.with_suffix(".pot.new")
+    extract(fresh)
+    if pot.is_file() and without_dates(pot.read_text("utf-8")) == without_dates(fresh.read_text("utf-8")):
+        fresh.unlink()  # nothing changed but the date: the catalogs stay as they are
+    else:
+        fresh.replace(pot)
+    update(pot)
+    return 0
+
+
+def without_dates(text: str) -> str:
+    """A catalog's text without its creation and revision dates (Babel writes them afresh)."""
+    return re.sub(r'^"(POT-Creation-Date|PO-Revision-Date): .*$', "", text, flags=re.MULTILINE)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

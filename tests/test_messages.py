@@ -1,0 +1,296 @@
+"""The site's words in gettext catalogs (macros/messages.py): extracted, complete, checked by the build."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from babel.messages.pofile import read_po, write_po
+
+from macros import messages
+from macros.fitengine.reasons import TEMPLATES
+from macros.i18n import LABELS, WIDGET
+from macros.locales import codes
+from macros.messages import MessagesError, check, extract_tables, placeholders, used_messages, words
+
+from .site_build import ROOT
+
+FRENCH = ROOT / "locales" / "fr" / "LC_MESSAGES" / "site.po"
+
+
+def read(path: Path):
+    with path.open("rb") as handle:
+        return read_po(handle, locale="fr")
+
+
+@pytest.fixture()
+def locales_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of locales/ the build reads instead (SITE_LOCALES), for tests that break it."""
+    copy = tmp_path / "locales"
+    shutil.copytree(ROOT / "locales", copy)
+    monkeypatch.setenv("SITE_LOCALES", str(copy))
+    return copy
+
+
+def rewrite(po: Path, change) -> None:
+    catalog = read(po)
+    change(catalog)
+    with po.open("wb") as handle:
+        write_po(handle, catalog, width=0, include_lineno=False)
+
+
+# --- the catalogs are complete -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("locale", [c for c in codes() if c != messages.MSGID_LANGUAGE])
+def test_every_message_the_code_uses_is_translated(locale):
+    assert check(locale) == []
+
+
+def test_the_template_is_what_the_code_holds(tmp_path):
+    """locales/site.pot equals a fresh extraction (`make messages`), but for its date."""
+    fresh = tmp_path / "site.pot"
+    subprocess.run([sys.executable, "-m", "macros.messages", "extract", str(fresh)], cwd=ROOT, check=True)
+    committed = (ROOT / "locales" / "site.pot").read_text("utf-8")
+    assert messages.without_dates(fresh.read_text("utf-8")) == messages.without_dates(committed)
+
+
+def test_the_french_catalog_holds_the_template_and_nothing_else():
+    template = {(m.context, m.id) for m in read(ROOT / "locales" / "site.pot") if m.id}
+    french = read(FRENCH)
+    assert {(m.context, m.id) for m in french if m.id} == template
+    assert not french.obsolete
+
+
+def test_the_extraction_finds_every_table_and_every_unmapped_reason():
+    used = {u.context: u for u in used_messages()}
+    assert {f"labels.{k}" for k in LABELS.source} <= set(used)
+    assert {f"reasons.{k}" for k in TEMPLATES} <= set(used)
+    records = yaml.safe_load((ROOT / "catalog" / "validation" / "records.yaml").read_text("utf-8"))["records"]
+    unmapped = [r for r in records if r.get("unmapped")]
+    assert len(unmapped) >= 10
+    for record in unmapped:
+        assert used[f"unmapped.{record['id']}"].msgid == record["unmapped"]
+    where = used["labels.node"].where[0]
+    path, line = where.split(":")
+    assert '"node": "Node"' in (ROOT / path).read_text("utf-8").splitlines()[int(line) - 1]
+
+
+def test_a_message_that_is_not_a_literal_is_refused_with_its_line():
+    source = b'WORDS = Messages("x", {\n    "a": "A",\n    "b": f"{A}",\n})\n'
+    handle = io.BytesIO(source)
+    handle.name = "example.py"
+    with pytest.raises(ValueError, match=r"example\.py:3: x\.b"):
+        list(extract_tables(handle, (), (), {}))
+
+
+# --- what the build refuses ----------------------------------------------------------------------
+
+
+def test_a_missing_french_message_is_named_with_where_the_code_uses_it(locales_copy):
+    po = locales_copy / "fr" / "LC_MESSAGES" / "site.po"
+    rewrite(po, lambda catalog: catalog.delete("Node", context="labels.node"))
+    problems = check("fr")
+    assert len(problems) == 1
+    assert 'missing: msgctxt "labels.node" msgid "Node" (macros/i18n.py:' in problems[0]
+    with pytest.raises(MessagesError, match='msgid "Node"'):
+        messages.compile_locale("fr")
+
+
+def test_a_fuzzy_or_empty_french_message_is_refused(locales_copy):
+    po = locales_copy / "fr" / "LC_MESSAGES" / "site.po"
+
+    def spoil(catalog):
+        catalog.get("Fits on one card: {need} GB of {capacity} GB.", context="reasons.single").flags.add("fuzzy")
+        catalog.get("Node", context="widget.col_node").string = ""
+
+    rewrite(po, spoil)
+    problems = "\n".join(check("fr"))
+    assert 'fuzzy: msgctxt "reasons.single" msgid "Fits on one card: {need} GB of {capacity} GB."' in problems
+    assert "macros/fitengine/reasons.py:" in problems
+    assert 'untranslated: msgctxt "widget.col_node" msgid "Node"' in problems
+
+
+def test_a_translation_that_loses_a_placeholder_is_refused(locales_copy):
+    po = locales_copy / "fr" / "LC_MESSAGES" / "site.po"
+
+    def spoil(catalog):
+        catalog.get("Fits on one card: {need} GB of {capacity} GB.", context="reasons.single").string = "Tient."
+
+    rewrite(po, spoil)
+    assert any("placeholders [] instead of ['capacity', 'need']" in p for p in check("fr"))
+
+
+def test_the_build_stops_naming_the_message(locales_copy, tmp_path):
+    """`python -m macros.build_site` (what `make site` runs) on a catalog with a fuzzy entry."""
+    po = locales_copy / "fr" / "LC_MESSAGES" / "site.po"
+    rewrite(po, lambda catalog: catalog.get("Price per month", context="labels.price_month").flags.add("fuzzy"))
+    target = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "macros.build_site", str(target)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SITE_LOCALES": str(locales_copy)},
+        timeout=300,
+    )
+    assert done.returncode == 1
+    assert 'fuzzy: msgctxt "labels.price_month" msgid "Price per month" (macros/i18n.py:' in done.stderr
+    assert "message catalogs" in done.stderr
+    assert not target.exists()
+
+
+# --- what the catalogs say ----------------------------------------------------------------------
+
+
+def test_every_french_translation_keeps_the_placeholders_of_its_msgid():
+    faults = []
+    for message in read(FRENCH):
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        texts = message.string if isinstance(message.string, tuple) else (message.string,)
+        for index, text in enumerate(texts):
+            want = placeholders(ids[min(index, len(ids) - 1)])
+            if placeholders(text) != want:
+                faults.append(f"{message.context}[{index}]: {sorted(placeholders(text))} for {sorted(want)}")
+    assert faults == []
+
+
+def test_french_plurals_follow_french_rules():
+    french = read(FRENCH)
+    assert french.plural_forms == "nplurals=2; plural=(n > 1);"  # 0 and 1 singular (CLDR, French)
+    labels, widget = LABELS["fr"], WIDGET["fr"]
+    assert labels["at_users_one"].format(n="1") == "à 1\u00a0utilisateur"
+    assert labels["at_users_many"].format(n="8") == "à 8\u00a0utilisateurs"
+    assert (widget["users_one"], widget["users_many"]) == ("{n} utilisateur simultané", "{n} utilisateurs simultanés")
+    assert LABELS["en"]["unit_bytes_one"] == "byte" and LABELS["en"]["unit_bytes_many"] == "bytes"
+
+
+def test_french_words_come_from_the_catalog_and_english_from_the_code():
+    assert LABELS["en"]["node"] == "Node" and LABELS["fr"]["node"] == "Nœud"
+    french = read(FRENCH)
+    for key in ("single", "no_memory", "layout_heads"):
+        assert words(TEMPLATES, "fr")[key] == french.get(TEMPLATES[key], context=f"reasons.{key}").string
+    # A forced layout the runtime refuses is worded as the verdicts word it.
+    assert WIDGET["fr"]["err_layout_heads"] == words(TEMPLATES, "fr")["layout_heads"]
+
+
+def test_the_source_strings_keep_no_french_and_the_french_catalog_no_english_key():
+    """English is the msgids' language: the tables hold no French letter, every French text differs
+    from its msgid but where the word is the same in both (acronyms, product names, units)."""
+    accents = re.compile(r"[àâçéèêëîïôûùüÿœæ]")
+    assert [u.context for u in used_messages() if accents.search(str(u.msgid))] == []
+    same = [
+        m.context
+        for m in read(FRENCH)
+        if isinstance(m.id, str) and m.id and m.string == m.id and re.search(r"[a-z]{4} [a-z]{3}", m.id)
+    ]
+    assert same == []
+
+
+# --- what the browser gets ------------------------------------------------------------------------
+
+
+def test_the_engine_words_shipped_to_the_browser_are_the_catalogs(tmp_path):
+    from macros.build_hooks import ship_messages
+
+    hashes = ship_messages(tmp_path)
+    for locale in codes():
+        path = tmp_path / "messages" / f"{locale}.json"
+        assert json.loads(path.read_text("utf-8")) == words(TEMPLATES, locale)
+        assert hashes[f"messages/{locale}.json"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert json.loads((tmp_path / "messages" / "en.json").read_text("utf-8")) == dict(TEMPLATES)
+
+
+def test_the_browser_session_speaks_the_locale_it_is_given(catalog_data):
+    from macros.fitengine.browser import Session
+
+    catalog_json = json.dumps(catalog_data)
+    request = json.dumps({"model": "llama-3.3-70b", "format": "bf16"})
+    french = Session(catalog_json, json.dumps({"fr": words(TEMPLATES, "fr")}))
+    reply = json.loads(french.answer_json(request, "fr", str))
+    assert reply["ok"] and any("carte" in row["reason_text"] for row in reply["result"]["rows"])
+    refused = json.loads(Session(catalog_json).answer_json(request, "fr", str))
+    assert not refused["ok"] and "no messages for the locale 'fr'" in refused["error"]
+
+
+def test_compiled_catalogs_are_build_outputs():
+    assert not list((ROOT / "locales").rglob("*.mo"))
+    ignored = subprocess.run(["git", "check-ignore", "-q", ".cache/locales/fr/LC_MESSAGES/site.mo"], cwd=ROOT)
+    assert ignored.returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("msgfmt") is None, reason="GNU gettext's msgfmt is not installed")
+def test_gnu_msgfmt_accepts_the_french_catalog():
+    """The usual tools read it: msgfmt --check (header, plural forms, python-brace-format)."""
+    done = subprocess.run(["msgfmt", "--check", "-o", os.devnull, str(FRENCH)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+# --- the engine's refusals ------------------------------------------------------------------------
+
+# Refusals a page never words, with why: the worker's own faults, and what the checker's page
+# has already refused in its words (MEASURE's too_long) or cannot send (its own select's values).
+UNWORDED = {
+    "browser.py": ("no messages for the locale", "the request is not JSON"),
+    "api.py": ("unknown measurement", "unknown node", "the paste must be text", "the paste holds"),
+}
+
+
+def engine_refusals() -> tuple[set[str], list[str]]:
+    """The codes of every EngineError the engine raises, and the refusals without a code."""
+    import ast
+
+    codes, uncoded = set(), []
+    for path in sorted((ROOT / "macros" / "fitengine").glob("*.py")):
+        source = path.read_text("utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            args = node.args
+            if node.func.id == "unknown" and args and isinstance(args[0], ast.Constant):
+                codes.add(f"unknown_{args[0].value}")
+            elif node.func.id == "EngineError" and len(args) >= 2:
+                if isinstance(args[1], ast.Constant):
+                    codes.add(args[1].value)
+            elif node.func.id == "EngineError":
+                text = ast.get_source_segment(source, args[0]) if args else ""
+                if not any(text.lstrip("f\"'").startswith(start) for start in UNWORDED.get(path.name, ())):
+                    uncoded.append(f"{path.name}:{node.lineno}: {text[:80]}")
+    return codes, uncoded
+
+
+def test_every_refusal_of_the_engine_has_a_code_and_words_in_every_locale():
+    from macros.i18n import MEASURE
+
+    raised, uncoded = engine_refusals()
+    assert uncoded == []
+    assert {"config_encoder_decoder", "config_quant_no_method", "unknown_model", "topo_empty"} <= raised
+    for locale in codes():
+        worded = {k[4:] for k in (*WIDGET[locale], *MEASURE[locale]) if k.startswith("err_")}
+        assert sorted(raised - worded) == [], locale
+
+
+def test_a_pasted_config_the_site_cannot_size_is_refused_in_french(catalog_data):
+    """The refusal the French page showed in English ("config.json describes …, which this site
+    cannot size"), now by its code, in the page's words."""
+    from macros.fitengine.browser import Session
+
+    session = Session(json.dumps(catalog_data), json.dumps({"fr": words(TEMPLATES, "fr")}))
+    config = {"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "is_encoder_decoder": True}
+    reply = json.loads(session.answer_json(json.dumps({"config": config, "format": "bf16"}), "fr", str))
+    assert not reply["ok"] and reply["code"] == "config_encoder_decoder"
+    said = WIDGET["fr"]["err_config_encoder_decoder"].format(**reply["params"])
+    assert said.startswith(
+        "Le config.json décrit T5ForConditionalGeneration (model_type 't5'), un modèle encodeur-décodeur"
+    )
