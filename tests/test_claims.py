@@ -139,6 +139,26 @@ def test_quantization_guide_lists_nvfp4_and_says_fp4_is_on_every_blackwell(site,
     assert "lose more than with int4" not in text and "perdent davantage" not in text
 
 
+def test_nvfp4_quality_text_quotes_its_source_and_does_not_round_the_gap_down(catalog_data):
+    """Each "FP4 against FP8" pair the text quotes is the model card's pair for that benchmark,
+    and the text says "within a point" only if every gap of the quoted table is under one."""
+    entry = next(f for f in catalog_data["formats"] if f["id"] == "nvfp4")
+    source = entry["quality_source"]
+    heads = re.search(r"\(([A-Z][^()]*)\), as mirrored", source).group(1).split(", ")
+    rows = {
+        k: [float(x) for x in re.search(rf"'{k} \| ([\d. |]+)'", source).group(1).split(" | ")] for k in ("FP8", "FP4")
+    }
+    table = {h: (fp4, fp8) for h, fp4, fp8 in zip(heads, rows["FP4"], rows["FP8"], strict=True)}
+    widest = max(fp8 - fp4 for fp4, fp8 in table.values())
+    for locale, against, within in (("en", "against", "within a point"), ("fr", "contre", "moins d’un point")):
+        text = entry["quality"][locale]
+        quoted = re.findall(rf"([A-Z][\w-]*) (\d+[.,]\d+) {against} (\d+[.,]\d+)", text)
+        assert len(quoted) >= 3, locale
+        for bench, fp4, fp8 in quoted:
+            assert (float(fp4.replace(",", ".")), float(fp8.replace(",", "."))) == table[bench], (locale, bench)
+        assert widest < 1 or within not in text, locale
+
+
 # --- NF4's kernels ---------------------------------------------------------------------------
 
 
@@ -170,6 +190,28 @@ def test_quantization_table_makes_nf4_slower_and_dearer_than_awq(site, catalog, 
         f: fit_node(catalog, workload(catalog, "llama-3.3-70b", f, concurrency=1), node) for f in ("nf4", "awq-int4")
     }
     assert one["nf4"].decode_tok_s_per_user < one["awq-int4"].decode_tok_s_per_user
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_quantization_table_splits_the_vllm_formats_and_keeps_gguf_on_one_card(site, catalog, locale):
+    """The page says that for one user the formats vLLM serves are split over all the node's
+    cards, and that llama.cpp's formats stay on one card: the table's layout column says so."""
+    html = _guide(site, locale, "quantization")
+    node = catalog.node("4x-h100-sxm")
+    cells = {}
+    for r in _rows(html):
+        row = [unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)]
+        if len(row) == 9:
+            cells[row[0]] = row
+    assert len(cells) == len(catalog.formats)
+    runtimes = set()
+    for fmt in catalog.formats.values():
+        cards = _number(cells[fmt.name][3], locale)
+        runtimes.add(fmt.runtime)
+        assert cards == (1 if fmt.runtime == "llama-cpp" else node.count), fmt.id
+    assert runtimes == {"vllm", "llama-cpp"}
+    text = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+    assert "quel que soit le format" not in text and "whatever the format" not in text
 
 
 # --- the image widget ------------------------------------------------------------------------
