@@ -585,16 +585,16 @@ class ConfiguratorHtml:
         the compact widget has none."""
         rows = [(self.node_name(r), r) for _, r in sorted_rows(result["rows"])]
         points = [] if compact else chart_points(rows, result["kind"])
+        # The question the chart answers, above it (the widget rewrites it with each answer).
+        question = "" if compact else self.answer_view(result, self._fmt)["question"]
+        caption = (
+            "" if compact else f'<p class="configurator__chart-question" data-chart-question>{escape(question)}</p>'
+        )
         if not points:
-            return '<figure class="configurator__chart" data-chart hidden></figure>'
+            return caption + '<figure class="configurator__chart" data-chart hidden></figure>'
         highlight = chart_highlight(result["summary"], self.t)
         svg = chart_svg(points, self.locale, self.t, result["kind"] == "diffusion", highlight)
-        # The question the chart answers, above it (the widget rewrites it with each answer).
-        question = self.answer_view(result, self._fmt)["question"]
-        caption = (
-            f'<figcaption class="configurator__chart-question" data-chart-question>{escape(question)}</figcaption>'
-        )
-        return f'<figure class="configurator__chart" data-chart data-width="{BUILD_WIDTH}">{caption}{svg}</figure>'
+        return f'{caption}<figure class="configurator__chart" data-chart data-width="{BUILD_WIDTH}">{svg}</figure>'
 
     def legend_html(self) -> str:
         t = self.t

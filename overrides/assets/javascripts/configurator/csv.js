@@ -13,7 +13,7 @@ export function separatorFor(locale) {
 
 export function quote(value, sep = ",") {
   const text = value == null ? "" : String(value);
-  return text.includes(sep) || /[",\n\r;]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return text.includes(sep) || /["\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 // A figure rounded as the table shows it, without grouping (a spreadsheet reads "8192", not "8 192").
