@@ -84,28 +84,37 @@ def test_pages_work_without_javascript(browser, server, catalog):
     context.close()
 
 
-def test_the_color_scheme_toggle_switches_and_is_remembered(browser, server):
+@pytest.mark.parametrize("system", ("light", "dark"))
+def test_the_color_scheme_toggle_switches_and_is_remembered(browser, server, system):
     # Under the site's CSP (no inline script): the scheme is set before Material's bundle runs.
-    context = browser.new_context(color_scheme="light")
+    context = browser.new_context(color_scheme=system)
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     url = f"{server}/en/{PAGE_PATHS['configurator']['en']}"
     page.goto(url)
-    assert page.get_attribute("body", "data-md-color-scheme") == "default"
-    # Automatic, then light, then dark: each click switches to what the toggle names.
-    for expected in ("default", "slate"):
-        label = page.locator("[data-md-component=palette] label:visible")
-        name = label.get_attribute("title")
-        label.click()
-        assert page.get_attribute("body", "data-md-color-scheme") == expected, name
-    dark_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    shown, other = ("default", "slate") if system == "light" else ("slate", "default")
+    assert page.get_attribute("body", "data-md-color-scheme") == shown
+    # Following the system, the first click switches to the other scheme, as the toggle names it.
+    label = page.locator("[data-md-component=palette] label:visible")
+    assert label.get_attribute("title") == ("Switch to dark mode" if system == "light" else "Switch to light mode")
+    label.click()
+    assert page.get_attribute("body", "data-md-color-scheme") == other
+    switched_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
     page.reload()
-    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
-    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark_bg
-    # The configurator's own colors follow: the memory bar's free part is not the light one.
+    assert page.get_attribute("body", "data-md-color-scheme") == other
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == switched_bg
+    # The configurator's own colors follow: the memory bar's free part is the scheme's own.
     free = page.eval_on_selector(".bar__free", "el => getComputedStyle(el).fill")
-    assert free != "rgb(224, 224, 224)", free
+    assert (free == "rgb(224, 224, 224)") == (other == "default"), free
+    # Then round the options: on a light system, dark and the system's (light) in turn; on a dark
+    # one, light, dark, then the system's (dark again: the toggle then says it follows the system).
+    seen = [other]
+    for _ in range(3):
+        page.locator("[data-md-component=palette] label:visible").click()
+        seen.append(page.get_attribute("body", "data-md-color-scheme"))
+    cycle = ["slate", "default"] * 2 if system == "light" else ["default", "slate", "slate", "default"]
+    assert seen == cycle, seen
     assert not errors, errors
     context.close()
 
