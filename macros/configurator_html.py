@@ -523,7 +523,7 @@ class ConfiguratorHtml:
         )
         return (
             f"<section {attrs}>"
-            '<progress class="answer__progress" data-progress max="1" value="0" hidden></progress>'
+            f'<progress class="answer__progress" data-progress max="1" value="0" aria-label="{escape(t["status_loading"])}" hidden></progress>'
             f"{slot('question', 'p', 'answer__question')}"
             '<p class="answer__pending" data-slot="pending"></p>'
             f'<div class="answer__found" data-slot-group="found"{found_hidden}>'
