@@ -95,7 +95,12 @@ export class Live {
       return `${this.t.status_loading} ${percentText(this.locale, this.share)}`;
     }
     this.share = message.state === "ready" ? 1 : this.share;
-    if (this.progress) this.progress.hidden = true;
+    if (this.progress) {
+      // Put back as the build wrote it: the card's markup is the build's once the engine is ready.
+      this.progress.hidden = true;
+      this.progress.value = 0;
+      this.progress.removeAttribute("aria-valuetext");
+    }
     return "";
   }
 
