@@ -330,7 +330,7 @@ class GuideMacros:
         """The same job on several nodes, side by side."""
         t, c = self.t, self.catalog
         fits = self._fit(model_id, fmt_id)
-        header = [""] + [f"{c.node(n).count} × {c.gpus[c.node(n).gpu].name}" for n in node_ids]
+        header = [t["compared"]] + [f"{c.node(n).count} × {c.gpus[c.node(n).gpu].name}" for n in node_ids]
         rows: list[list[str]] = [[t["interconnect"]], [t["total_vram"]], [t["bandwidth_card"]]]
         rows += [
             [t["layout"]],
@@ -602,7 +602,7 @@ class GuideMacros:
                             self._cite(figure["source"]),
                         ]
                     )
-        return _table([t["gpu"], t["value"], "", t["source"]], rows)
+        return _table([t["gpu"], t["catalog_field"], t["value"], t["source"]], rows)
 
     def format_table(self, model_id: str, users: int = 1) -> str:
         """One model in every format: bits per weight, weights, and the cheapest node that serves

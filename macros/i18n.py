@@ -87,6 +87,8 @@ LABELS: dict[str, dict[str, str]] = {
         "source": "Source",
         "assumption": "Hypothèse",
         "value": "Valeur",
+        "catalog_field": "Champ du catalogue",
+        "compared": "Comparé",
         "meaning": "Ce qu’elle signifie",
         "model": "Modèle",
         "format": "Format",
@@ -286,6 +288,8 @@ LABELS: dict[str, dict[str, str]] = {
         "source": "Source",
         "assumption": "Assumption",
         "value": "Value",
+        "catalog_field": "Catalog field",
+        "compared": "Compared",
         "meaning": "What it means",
         "model": "Model",
         "format": "Format",
@@ -970,12 +974,14 @@ for _locale, _words in WIDGET.items():
 SITE: dict[str, dict[str, str]] = {
     "fr": {
         "scroll_region": "Tableau défilant",
+        "scroll_region_named": "Tableau défilant\u202f: {columns}",
         "not_found_title": "Page introuvable",
         "not_found_text": "Cette adresse ne mène à aucune page du site\u202f: elle a pu changer, ou être mal recopiée.",
         "not_found_home": "Revenir à l’accueil des guides",
     },
     "en": {
         "scroll_region": "Scrolling table",
+        "scroll_region_named": "Scrolling table: {columns}",
         "not_found_title": "Page not found",
         "not_found_text": "This address leads to no page of the site: it may have moved, or been mistyped.",
         "not_found_home": "Back to the guides' home page",
