@@ -94,6 +94,7 @@ class ConfiguratorHtml:
     def render(self, root: str, model: str, fmt: str, compact: bool = False, methodology: str = "") -> str:
         """The widget; `methodology` is the address of the page its figures are explained on."""
         self._model = model
+        self._fmt = fmt
         self._methodology = methodology
         # The engine's answer is shared with the other locales and the build-time answers.
         raw = raw_answer(self.catalog, {"model": model, "format": fmt})
@@ -112,6 +113,8 @@ class ConfiguratorHtml:
             "data-default-concurrency": str(a.default_concurrency),
             "data-default-min-speed": _raw(a.target_tok_s),
             "data-default-max-ttft": _raw(a.target_ttft_s),
+            "data-default-input": str(a.default_input_tokens),
+            "data-default-output": str(a.default_output_tokens),
             "data-custom-chars": str(CUSTOM_CHARS),
             "data-custom-depth": str(CUSTOM_DEPTH),
             "data-custom-link": str(CUSTOM_LINK),
@@ -129,9 +132,12 @@ class ConfiguratorHtml:
             # The manifest holding the answers' hash: they are used only once it vouches for them.
             manifest = f"{root}../engine/manifest.json"
             parts.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{escape(manifest)}">')
+        if not compact:
+            # The question the fields ask, in words: the widget rewrites it as they change.
+            parts.append(f'<p class="configurator__intro" data-intro>{escape(self.intro_text(result, fmt))}</p>')
         parts += [
             f'<script type="application/json" data-labels>{json.dumps(self.t, ensure_ascii=False)}</script>',
-            self._form(model, fmt),
+            self._form(model, fmt, None if compact else result),
             f'<p class="configurator__status" data-engine-status="static" role="status">{escape(self.t["status_static"])}</p>',
             '<p class="configurator__message" data-message role="alert" hidden></p>',
             '<p class="configurator__read" data-model-read hidden></p>',
@@ -186,7 +192,7 @@ class ConfiguratorHtml:
             for v, label in items
         )
 
-    def _form(self, model: str, fmt: str) -> str:
+    def _form(self, model: str, fmt: str, result: dict[str, Any] | None = None) -> str:
         t, c, f = self.t, self.catalog, self.fmt
         # Each language model carries its native format (the one its publisher released it in), and
         # so does each image or video model whose published precision is a catalog format:
@@ -199,6 +205,7 @@ class ConfiguratorHtml:
         diffusion = "".join(
             f'<option value="{escape(m.id)}"'
             + (f' data-native="{escape(m.native_format)}"' if m.native_format else "")
+            + f' data-resolution="{escape(resolution_text(m.resolution))}"'
             + f"{' selected' if m.id == model else ''}>{escape(m.name)}</option>"
             for m in c.diffusion.values()
         )
@@ -253,6 +260,7 @@ class ConfiguratorHtml:
         return "\n".join(
             [
                 '<form class="configurator__form" data-form>',
+                self.summary_html(result, fmt) if result is not None else "",
                 f'<div class="configurator__field"><label for="cfg-model">{escape(t["model"])}</label>'
                 f'<select id="cfg-model" name="model"{NEEDS_JS}><optgroup label="{escape(t["llms"])}">{llms}</optgroup>'
                 f'<optgroup label="{escape(t["diffusion"])}" data-kind="diffusion">{diffusion}</optgroup>'
@@ -299,7 +307,10 @@ class ConfiguratorHtml:
             f'<label>{escape(t["filter_verdict"])} <select data-filter="verdict">{verdicts}</select></label>'
             f'<label>{escape(t["filter_gpu"])} <select data-filter="gpu">{gpus}</select></label>'
             f'<label>{escape(t["filter_link"])} <select data-filter="link">{links}</select></label>'
+            # A confirmation shows beside its button, over the page: nothing moves.
+            '<span class="configurator__share">'
             f'<button type="button" class="md-button" data-copy-link>{escape(t["copy_link"])}</button>'
+            '<span class="configurator__notice" data-notice role="status"></span></span>'
             f'<button type="button" class="md-button" data-csv>{escape(t["csv"])}</button>'
             "</div>"
         )
@@ -309,6 +320,62 @@ class ConfiguratorHtml:
 
     def users(self, n: int) -> str:
         return self.t["users_one" if n == 1 else "users_many"].format(n=self.fmt.number(n, 0))
+
+    def intro_text(self, result: dict[str, Any], fmt: str) -> str:
+        """The question an answer is for, in a sentence (introText in configurator/question.js)."""
+        t, f, a = self.t, self.fmt, self.catalog.assumptions
+        name = self.catalog.formats[fmt].name
+        if result["kind"] == "diffusion":
+            resolution = resolution_text(result.get("resolution", ""))
+            return t["intro_diffusion"].format(model=result["model_name"], format=name, resolution=resolution)
+        w = result.get("workload") or {}
+        return t["intro"].format(
+            model=result["model_name"],
+            format=name,
+            context=f.number(w.get("context", a.default_context), 0),
+            users=self.users(w.get("concurrency", a.default_concurrency)),
+            input=f.number(w.get("input", a.default_input_tokens), 0),
+            output=f.number(w.get("output", a.default_output_tokens), 0),
+            speed=t["tok_s"].format(value=f.brief(w.get("min_speed", a.target_tok_s))),
+            ttft=t["seconds"].format(value=f.brief(w.get("max_ttft", a.target_ttft_s))),
+        )
+
+    def summary_html(self, result: dict[str, Any], fmt: str) -> str:
+        """The compact summary a phone keeps in view over the form (summaryView in
+        configurator/summary.js): the card's node, price, speed, first token and the target.
+        Hidden from screen readers, which hear each answer from the card's live region."""
+        t, f = self.t, self.fmt
+        view = self.answer_view(result, fmt)
+        diffusion = result["kind"] == "diffusion"
+        w = result.get("workload") or {}
+        concurrency = w.get("concurrency", self.catalog.assumptions.default_concurrency)
+        rows = {r["node"]: r for r in result["rows"]}
+        closest = rows.get(result["summary"].get("closest") or "")
+        if view.get("node"):
+            ttft = "" if diffusion else t["summary_ttft"].format(ttft=view["ttft"])
+            figures = " · ".join(x for x in (view["price"], view["per_user"], ttft) if x)
+            node, look = view["node"], "met"
+            target = "" if diffusion else t["summary_met"].format(users=self.users(concurrency))
+        elif closest is not None and not diffusion:
+            node, look = self.node_name(closest), "missed"
+            figures = " · ".join(
+                (
+                    f.usd(closest["price_month_usd"]) + t["per_month"],
+                    t["tok_s"].format(value=f.number(closest["decode_tok_s_per_user"], 1)),
+                    t["summary_ttft"].format(ttft=t["seconds"].format(value=f.number(closest["ttft_s"], 2))),
+                )
+            )
+            target = t["summary_missed"].format(users=self.users(concurrency))
+        else:
+            node, look, figures, target = t["summary_none"], "none", "", ""
+        return (
+            f'<div class="configurator__summary" data-summary aria-hidden="true" data-look="{look}" '
+            f'data-node="{escape(result["summary"]["recommended"] or "")}" data-model="{escape(result["model_name"])}" '
+            f'data-context="{w.get("context", "")}" data-concurrency="{concurrency}">'
+            f"<strong data-summary-node>{escape(node)}</strong> "
+            f"<span data-summary-figures>{escape(figures)}</span> "
+            f'<span class="summary__target" data-summary-target>{escape(target)}</span></div>'
+        )
 
     def answer_view(self, result: dict[str, Any], fmt: str) -> dict[str, str]:
         """The result card's texts, by slot (empty: the slot's line is hidden). Mirrors answerView in
@@ -457,6 +524,7 @@ class ConfiguratorHtml:
         )
         return (
             f"<section {attrs}>"
+            f'<progress class="answer__progress" data-progress max="1" value="0" aria-label="{escape(t["status_loading"])}" hidden></progress>'
             f"{slot('question', 'p', 'answer__question')}"
             '<p class="answer__pending" data-slot="pending"></p>'
             f'<div class="answer__found" data-slot-group="found"{found_hidden}>'
@@ -518,11 +586,16 @@ class ConfiguratorHtml:
         the compact widget has none."""
         rows = [(self.node_name(r), r) for _, r in sorted_rows(result["rows"])]
         points = [] if compact else chart_points(rows, result["kind"])
+        # The question the chart answers, above it (the widget rewrites it with each answer).
+        question = "" if compact else self.answer_view(result, self._fmt)["question"]
+        caption = (
+            "" if compact else f'<p class="configurator__chart-question" data-chart-question>{escape(question)}</p>'
+        )
         if not points:
-            return '<figure class="configurator__chart" data-chart hidden></figure>'
+            return caption + '<figure class="configurator__chart" data-chart hidden></figure>'
         highlight = chart_highlight(result["summary"], self.t)
         svg = chart_svg(points, self.locale, self.t, result["kind"] == "diffusion", highlight)
-        return f'<figure class="configurator__chart" data-chart data-width="{BUILD_WIDTH}">{svg}</figure>'
+        return f'{caption}<figure class="configurator__chart" data-chart data-width="{BUILD_WIDTH}">{svg}</figure>'
 
     def legend_html(self) -> str:
         t = self.t
@@ -549,7 +622,8 @@ class ConfiguratorHtml:
             help_text = self.column_help(col, kind)
             title = f' title="{escape(help_text)}"' if help_text else ""
             heads.append(
-                f'<th scope="col"{cls} data-col="{col}"{sort}{title}><button type="button" data-sort="{col}" data-needs-js disabled>'
+                f'<th scope="col"{cls} data-col="{col}"{sort}{title}><button type="button" data-sort="{col}" '
+                f'aria-label="{escape(t["sort_by"].format(column=label))}" data-needs-js disabled>'
                 f"{escape(label)}</button></th>"
             )
         body = "\n".join(self.row_html(r, kind, i) for i, r in sorted_rows(result["rows"]))

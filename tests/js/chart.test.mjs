@@ -37,3 +37,42 @@ test("a faster node is further right and a cheaper one lower", () => {
   assert.ok(at("4x-b")[0] > at("1x-c")[0] && at("1x-c")[0] > at("2x-a")[0]);
   assert.ok(at("4x-b")[1] > at("2x-a")[1]); // SVG's y grows downwards: the cheapest is lowest on screen
 });
+
+// The labels' boxes as drawn (x, y, anchor and text of each label), at a width per character
+// wider than any glyph of the chart's 13 px bold text averages.
+function labelBoxes(svg) {
+  const viewBox = svg.match(/viewBox="0 0 (\d+) (\d+)"/).slice(1).map(Number);
+  const boxes = [...svg.matchAll(/<text class="point-label" x="([\d.-]+)" y="([\d.-]+)"(?: text-anchor="(\w+)")?>([^<]*)<\/text>/g)].map((m) => {
+    const [x, y, anchor = "start", text] = [Number(m[1]), Number(m[2]), m[3], m[4]];
+    const w = Array.from(text.replace(/&amp;/g, "&")).length * 7.5;
+    const x1 = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
+    return { text, x1, x2: x1 + w, y1: y - 13, y2: y + 3 };
+  });
+  return { viewBox, boxes };
+}
+
+const crowded = [
+  { node: "8x-b200", name: "8 × NVIDIA B200 (HGX, SXM6)", x: 240, y: 1.9 },
+  { node: "4x-pro", name: "4 × NVIDIA RTX PRO 6000 Blackwell", x: 14.3, y: 1.1 },
+  { node: "2x-nvl", name: "2 × NVIDIA H100 NVL", x: 16.8, y: 1.0 },
+  { node: "1x-a", name: "1 × A", x: 20, y: 1.3 },
+  { node: "1x-b", name: "1 × B", x: 60, y: 0.7 },
+];
+const marks = { "8x-b200": "Fastest", "4x-pro": "recommended", "2x-nvl": "Best price per million" };
+
+for (const width of [390, 640, 1200]) {
+  test(`at ${width} px, no label overlaps another or leaves the chart`, () => {
+    const svg = chartSvg(crowded, { width, t, f, highlight: marks });
+    const { viewBox, boxes } = labelBoxes(svg);
+    assert.ok(boxes.length >= 3, svg);
+    for (const [i, a] of boxes.entries()) {
+      assert.ok(a.x1 >= 0 && a.x2 <= viewBox[0] && a.y1 >= 0 && a.y2 <= viewBox[1], `${a.text} leaves the chart at ${width}`);
+      for (const b of boxes.slice(i + 1)) {
+        const apart = a.x2 <= b.x1 || b.x2 <= a.x1 || a.y2 <= b.y1 || b.y2 <= a.y1;
+        assert.ok(apart, `${a.text} overlaps ${b.text} at ${width}`);
+      }
+    }
+    // Every marked node is named with its mark, in the plot or in the legend under it.
+    for (const mark of Object.values(marks)) assert.ok(boxes.some((b) => b.text.endsWith(`(${mark})`)), mark);
+  });
+}

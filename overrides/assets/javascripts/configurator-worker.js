@@ -47,6 +47,37 @@ function fetchEngineFiles(shared, manifest) {
   );
 }
 
+// A response's bytes, read as they arrive so that the page can show the download's progress
+// (`onBytes`: told each chunk's length); `expected`, the manifest's size, sizes the buffer once.
+async function bytesOf(response, expected, onBytes) {
+  if (!response.body || !expected) return response.arrayBuffer();
+  const out = new Uint8Array(expected);
+  const reader = response.body.getReader();
+  let at = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.length > expected) throw new Error("the snapshot is longer than the build's manifest says");
+    out.set(value, at);
+    at += value.length;
+    onBytes(value.length);
+  }
+  return at === expected ? out.buffer : out.buffer.slice(0, at);
+}
+
+// The download's progress, said to the page at most once per hundredth of it.
+function progressReporter(total) {
+  let loaded = 0;
+  let said = -1;
+  return (bytes) => {
+    loaded += bytes;
+    const hundredth = Math.floor((100 * loaded) / total);
+    if (hundredth === said) return;
+    said = hundredth;
+    post({ type: "status", state: "loading", step: 1, steps: 3, loaded, total });
+  };
+}
+
 // Fills `heap` with the snapshot's bytes, only if they are the ones the manifest names: its parts
 // are fetched side by side (each small enough for the HTTP cache to keep), each checked as soon
 // as it arrives and put in its place (the heap's pages of zeros are not shipped: `heap` is new,
@@ -57,9 +88,10 @@ function fetchSnapshot(shared, plan, heap, options) {
   let at = 0;
   const offsets = plan.snapshot.parts.map((part) => (at += part.bytes) - part.bytes);
   const responses = plan.snapshot.parts.map((part) => fetchOk(new URL(`engine/${part.path}`, shared), options));
+  const onBytes = progressReporter(at);
   const filled = Promise.all(
     plan.snapshot.parts.map(async (part, i) => {
-      const bytes = await (await responses[i]).arrayBuffer();
+      const bytes = await bytesOf(await responses[i], part.bytes, onBytes);
       if (bytes.byteLength !== part.bytes || (await sha256(bytes)) !== part.sha256) {
         throw new Error(`the snapshot's part ${part.path} does not match the build's manifest`);
       }

@@ -7,8 +7,11 @@
 import { afterPaint, askEngine, engineStarted, engineState, fetchTrusted, onEngineStatus, startEngine } from "./engine-client.js";
 import { customProblem } from "./input-bounds.js";
 import { SUGGESTION_KEYS, announcement, answerView, nodeName, suggestionViews } from "./configurator/answer.js";
-import { toCsv, csvRow } from "./configurator/csv.js";
-import { escapeHtml, fill, formatters, users } from "./configurator/format.js";
+import { csvFile, csvName } from "./configurator/csv.js";
+import { Live } from "./configurator/live.js";
+import { introText } from "./configurator/question.js";
+import { FILTERS, readView, viewParams } from "./configurator/view-state.js";
+import { fill, formatters } from "./configurator/format.js";
 import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { chartSvg } from "./configurator/chart.js";
 import { compareRows, nextSort, positionsToMove, sortValue } from "./configurator/sort.js";
@@ -16,7 +19,6 @@ import { OPTIONS, TARGET_FIELDS, URL_VERSION, decimalIn, decodeCustom, queryFor,
 import { barHtml, barView, columnHelp, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts, shownLook } from "./configurator/table.js";
 
 const DEFAULT_SORT = { col: "price_month", dir: 1 };
-const NOTICE_MS = 4000;
 const DIM_MS = 200; // a pending answer dims after this long
 
 // Writing a DOM property restyles even when the value is the same: write only what changed.
@@ -72,6 +74,7 @@ class Configurator {
     this.dimTimer = null;
     this.visibleRows = null;
     this.pendingRows = [];
+    this.live = new Live(root, this.t, this.f, this.locale);
     this.rowsFromDom();
     root.querySelector("[data-controls]").hidden = false;
     // Controls that need this script are disabled in the build's HTML; they work from here on.
@@ -106,8 +109,9 @@ class Configurator {
 
   onStatus(message) {
     if (message.state === "loading") {
-      this.setStatus("loading", `${this.t.status_loading} (${message.step}/${message.steps})`);
+      this.setStatus("loading", this.live.loading(message));
     } else if (message.state === "ready") {
+      this.live.loading(message);
       performance.mark("configurator-ready");
       this.status.dataset.engineStart = engineStarted() || "";
       this.setStatus("ready", this.t.status_ready);
@@ -140,8 +144,8 @@ class Configurator {
     this.form.addEventListener("focusin", () => this.start(), { once: true });
     // A pasted config.json is answered below the fields: its answer is brought into view.
     this.form.config.addEventListener("paste", () => (this.revealAnswer = true));
-    this.root.querySelectorAll("[data-filter]").forEach((select) => select.addEventListener("change", () => this.applyFilters()));
-    this.root.querySelectorAll("[data-sort]").forEach((button) => button.addEventListener("click", () => this.sortBy(button.dataset.sort)));
+    this.root.querySelectorAll("[data-filter]").forEach((select) => select.addEventListener("change", () => (this.applyFilters(), this.writeUrl())));
+    this.root.querySelectorAll("[data-sort]").forEach((button) => button.addEventListener("click", () => (this.sortBy(button.dataset.sort), this.writeUrl())));
     this.root.querySelector("[data-copy-link]").addEventListener("click", () => this.copyLink());
     this.root.querySelector("[data-csv]").addEventListener("click", () => this.downloadCsv());
     // A row's reason unfolds under its verdict: the button says whether it is open.
@@ -179,6 +183,10 @@ class Configurator {
     const version = params.get("v") || URL_VERSION;
     if (version !== URL_VERSION) return; // a future link: keep the default, which always answers
     const notes = [];
+    const offered = Object.fromEntries(FILTERS.map((name) => [name, Array.from(this.root.querySelector(`[data-filter="${name}"]`).options, (o) => o.value)]));
+    const view = readView(params, offered, this.columns);
+    for (const [name, value] of Object.entries(view.filters)) this.root.querySelector(`[data-filter="${name}"]`).value = value;
+    if (view.sort) (this.sort = view.sort), this.sortRows(), this.applyFilters();
     const model = params.get("model");
     if (model !== null) {
       if (this.catalogModels.has(model) || (model === "custom" && params.get("custom"))) this.form.model.value = model;
@@ -229,9 +237,13 @@ class Configurator {
     if (native && this.catalogFormats.has(native)) this.form.format.value = native;
   }
 
-  writeUrl(request) {
-    if (this.compact) return;
-    history.replaceState(null, "", `${location.pathname}?${queryFor(request, this.customLink)}`);
+  // The question asked last (`request`) and the table's view (filters, sort) in the address bar.
+  writeUrl(request = this.asked) {
+    if (this.compact || !request) return;
+    this.asked = request;
+    const filters = Object.fromEntries(FILTERS.map((name) => [name, this.root.querySelector(`[data-filter="${name}"]`).value]));
+    const view = viewParams(filters, this.sort, DEFAULT_SORT).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join("");
+    history.replaceState(null, "", `${location.pathname}?${queryFor(request, this.customLink)}${view}`);
   }
 
   fieldError(name, text) {
@@ -241,13 +253,10 @@ class Configurator {
     if (field && field.setAttribute) field.setAttribute("aria-invalid", text ? "true" : "false");
   }
 
-  // An error stays until the next answer; a notice ("Link copied.") looks like one and goes away.
-  message(text, kind = "error") {
-    clearTimeout(this.noticeTimer);
+  // An error stays until the next answer (a notice goes beside its button: Live.notice).
+  message(text) {
     this.messageEl.hidden = !text;
-    this.messageEl.dataset.kind = kind;
     this.messageEl.textContent = text || "";
-    if (text && kind === "notice") this.noticeTimer = setTimeout(() => this.message(""), NOTICE_MS);
   }
 
   // The request the form describes, or null with the messages shown beside the fields.
@@ -362,6 +371,7 @@ class Configurator {
     performance.mark("configurator-change");
     const generation = ++this.generation;
     const request = this.request();
+    this.live.asked(this.live.fieldsQuestion(this.form, request));
     if (!request) {
       this.setPending("invalid");
       return;
@@ -437,14 +447,9 @@ class Configurator {
         this.table.dataset.dim = "";
       }, DIM_MS);
     }
-    let text = this.t.invalid;
-    if (state === "pending") {
-      text = fill(this.t.pending, { context: this.f.number(request.context, 0), users: users(this.t, this.f, request.concurrency) });
-    } else if (this.form.model.value === "custom" && !this.hasCustomInput()) {
-      text = this.t.custom_help;
-    }
+    const help = this.form.model.value === "custom" && !this.hasCustomInput();
     // Over the question's line (CSS): showing it moves nothing else on the page.
-    setText(this.slots.pending, text);
+    this.live.pending(state, this.waiting && engineState() !== "ready", help ? this.t.custom_help : this.t.invalid);
   }
 
   // What the engine read of the reader's own model, worded for the page.
@@ -531,6 +536,7 @@ class Configurator {
       const label = columnLabel(this.t, th.dataset.col, kind);
       const button = th.querySelector("button");
       if (button.textContent !== label) button.textContent = label;
+      setAttr(button, "aria-label", fill(this.t.sort_by, { column: label }));
       const help = columnHelp(this.t, th.dataset.col, kind);
       if (th.title !== help) th.title = help;
     });
@@ -636,7 +642,7 @@ class Configurator {
       const figure = name.endsWith("_label") ? null : el.closest("[data-figure], [data-alt]");
       if (figure) setIfChanged(figure, "hidden", !text);
     }
-    setText(this.slots.pending, "");
+    this.live.answered(view, result, { t: this.t, f: this.f, gpuNames: this.gpuNames });
     card.querySelector('[data-slot-group="found"]').hidden = !node;
     card.querySelector('[data-slot-group="none"]').hidden = Boolean(node);
     const suggestions = suggestionViews(result, { t: this.t, f: this.f, gpuNames: this.gpuNames, formatNames: this.formatNames });
@@ -877,26 +883,19 @@ class Configurator {
     // link is shown to copy by hand.
     const written = navigator.clipboard ? navigator.clipboard.writeText(location.href).then(() => true) : Promise.resolve(false);
     const copied = await Promise.race([written, new Promise((resolve) => setTimeout(() => resolve(false), 1000))]).catch(() => false);
-    this.message(copied ? this.t.copied : location.href, "notice");
-    button.blur();
+    this.live.notice(button, copied ? this.t.copied : location.href);
   }
 
+  // The rows the reader kept, in the reader's order, with the question they answer first.
   downloadCsv() {
-    const rows = this.result
-      ? this.result.rows.map(csvRow)
-      : Array.from(this.tbody.rows, (tr) => [
-          tr.dataset.node, tr.dataset.gpu, tr.dataset.verdict, tr.dataset.cards, tr.dataset.tokS, tr.dataset.vTotal, tr.dataset.vTtft,
-          tr.dataset.priceMonth, "", tr.dataset.vPerMtok, "", tr.dataset.vBestPerMtok, "", tr.dataset.vMaxUsers, "",
-          tr.querySelector(".verdict__reason").textContent,
-        ]);
-    const csv = toCsv(rows);
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
-    link.download = `configurator-${this.form.model.value}-${this.form.format.value}.csv`;
-    document.body.appendChild(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+    const request = this.request() || this.asked || {};
+    const result = this.result || this.keptAnswer(this.root.dataset.defaultModel, this.root.dataset.defaultFormat);
+    if (!result) return;
+    const byNode = new Map(result.rows.map((r) => [r.node, r]));
+    const rows = Array.from(this.tbody.rows).filter((tr) => !tr.hidden && byNode.has(tr.dataset.node)).map((tr) => byNode.get(tr.dataset.node));
+    const lead = [introText(this.t, this.f, this.live.question || this.live.fieldsQuestion(this.form, request)), location.href];
+    const text = csvFile({ lead, rows, t: this.t, kind: result.kind, gpuNames: this.gpuNames, locale: this.locale });
+    this.live.download(csvName(this.t.csv_file, { ...request, diffusion: result.kind === "diffusion" }), text, "text/csv;charset=utf-8");
   }
 }
 

@@ -21,3 +21,35 @@
   }
   for (const key in color) if (color[key]) document.body.setAttribute(`data-md-color-${key}`, color[key]);
 })();
+
+// The toggle's first click changes what the reader sees. Following the system (the first
+// option), Material's next option is light: on a light system that click changed nothing
+// visible. There the "follow the system" option's toggle leads to dark instead (its label, its
+// name, and Enter on the form, which Material moves to the next option).
+(function () {
+  var form = document.querySelector("[data-md-component=palette]");
+  if (!form) return;
+  var auto = form.querySelector("input");
+  if (!auto || auto.getAttribute("data-md-color-media") !== "(prefers-color-scheme)") return;
+  // On a dark system the next option, light, already changes the scheme.
+  if (!matchMedia("(prefers-color-scheme: light)").matches) return;
+  var target = form.querySelector("[data-md-color-media='(prefers-color-scheme: dark)']");
+  // The toggle that names a switch to dark is the one shown beside the light option.
+  var named = form.querySelector("[data-md-color-media='(prefers-color-scheme: light)'] + label");
+  var label = auto.nextElementSibling;
+  if (!target || !named || !label) return;
+  label.setAttribute("for", target.id);
+  label.setAttribute("title", named.getAttribute("title"));
+  auto.setAttribute("aria-label", named.getAttribute("title"));
+  form.addEventListener(
+    "keydown",
+    function (event) {
+      if (event.key !== "Enter" || !auto.checked) return;
+      event.preventDefault();
+      event.stopPropagation();
+      target.click();
+      target.focus();
+    },
+    true,
+  );
+})();

@@ -24,12 +24,24 @@
 
   // Wide tables scroll sideways inside Material's wrapper: make each wrapper reachable from the
   // keyboard and named for screen readers, so the hidden columns can be scrolled into view.
+  // Each is named by its first columns, so that a page's regions can be told apart (a name two
+  // share is numbered).
+  function regionName(wrap, taken) {
+    var heads = Array.prototype.slice.call(wrap.querySelectorAll("thead th"), 0, 3);
+    var columns = heads.map(function (th) { return th.textContent.trim(); }).filter(Boolean).join(", ");
+    var name = columns && words.scroll_region_named ? words.scroll_region_named.replace("{columns}", columns) : words.scroll_region;
+    var seen = (taken[name] = (taken[name] || 0) + 1);
+    return seen > 1 ? name + " (" + seen + ")" : name;
+  }
+
   function labelScrollRegions() {
-    document.querySelectorAll(".md-typeset__scrollwrap").forEach((wrap) => {
+    var taken = {};
+    document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
       if (!wrap.hasAttribute("tabindex")) {
         wrap.setAttribute("tabindex", "0");
         wrap.setAttribute("role", "region");
-        if (words.scroll_region) wrap.setAttribute("aria-label", words.scroll_region);
+        var name = regionName(wrap, taken);
+        if (name) wrap.setAttribute("aria-label", name);
       }
     });
   }

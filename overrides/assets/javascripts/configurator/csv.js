@@ -1,26 +1,83 @@
-// The table as CSV: raw numbers, one row per node.
+// The table as a CSV file a spreadsheet reads in the page's language: the question first (the
+// workload and its target, and the link that asks it again), then one column per quantity with
+// its unit in the header, the values rounded as the table shows them and written with the
+// locale's decimal sign, the rows the reader kept (filters) in the reader's order (sort).
 
-export const CSV_HEADER = [
-  "node", "gpu", "verdict", "cards", "decode_tok_s_per_user", "decode_tok_s_total", "ttft_s", "meets_target",
-  "max_users_at_target", "price_month_usd", "price_hour_usd", "usd_per_million_tokens_workload",
-  "usd_per_million_output_tokens", "best_usd_per_million_output_tokens", "best_concurrency", "max_concurrency",
-  "max_context", "reason",
-];
+import { nodeName } from "./answer.js";
+import { verdictText } from "./table.js";
 
-export function quote(value) {
+// French spreadsheets read a decimal comma and take ";" between cells; English ones "," and ".".
+export function separatorFor(locale) {
+  return new Intl.NumberFormat(locale).format(1.5).includes(",") ? ";" : ",";
+}
+
+export function quote(value, sep = ",") {
   const text = value == null ? "" : String(value);
-  return /[",\n;]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return text.includes(sep) || /["\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function csvRow(r) {
-  return [
-    r.node, r.gpu, r.verdict, r.cards_used ?? (r.verdict === "none" ? 0 : 1), r.decode_tok_s_per_user ?? r.relative_speed,
-    r.decode_tok_s_total, r.ttft_s, r.meets_target, r.max_users_at_target, r.price_month_usd, r.price_hour_usd,
-    r.usd_per_million_tokens_workload, r.usd_per_million_output_tokens, r.best_usd_per_million_output_tokens,
-    r.best_concurrency, r.max_concurrency, r.max_context, r.reason_text,
+// A figure rounded as the table shows it, without grouping (a spreadsheet reads "8192", not "8 192").
+export function csvNumber(value, digits, locale) {
+  if (value == null || value === "" || !Number.isFinite(Number(value))) return "";
+  return new Intl.NumberFormat(locale, { useGrouping: false, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(value));
+}
+
+// The file's columns for a kind of model: [{header, value(r) -> raw number or text, digits}]
+// (digits: how many the table shows; a text column has none). Headers are the page's words
+// (csv_<column>, the image models' own where they name the column otherwise).
+export function csvColumns(t, kind, gpuNames) {
+  const diffusion = kind === "diffusion";
+  const h = (key) => (diffusion && t[`csv_${key}_diffusion`]) || t[`csv_${key}`];
+  const fits = (r) => r.verdict !== "none";
+  const columns = [
+    { header: h("node"), value: (r) => r.node },
+    { header: h("name"), value: (r) => nodeName(t, r, gpuNames) },
+    { header: h("verdict"), value: (r) => verdictText(r, kind, t) },
+    { header: h("price_month"), value: (r) => r.price_month_usd, digits: 0 },
   ];
+  if (diffusion) {
+    columns.push(
+      { header: h("per_mtok"), value: (r) => r.usd_per_reference_hour, digits: 2 },
+      { header: h("per_user"), value: (r) => r.relative_speed, digits: 2 },
+      { header: h("ttft"), value: (r) => (fits(r) ? r.count : null), digits: 0 },
+      { header: h("memory"), value: (r) => r.need_gb, digits: 1 },
+      { header: h("capacity"), value: (r) => r.capacity_gb, digits: 1 },
+      { header: h("total"), value: (r) => (fits(r) ? (r.offload_text_encoders ? t.text_encoders_cpu : t.text_encoders_card) : "") },
+    );
+  } else {
+    columns.push(
+      { header: h("per_mtok"), value: (r) => (fits(r) ? r.usd_per_million_tokens_workload : null), digits: 2 },
+      { header: h("per_mtok_out"), value: (r) => (fits(r) ? r.usd_per_million_output_tokens : null), digits: 2 },
+      { header: h("per_user"), value: (r) => (fits(r) ? r.decode_tok_s_per_user : null), digits: 1 },
+      { header: h("ttft"), value: (r) => (fits(r) ? r.ttft_s : null), digits: 2 },
+      { header: h("memory"), value: (r) => r.need_gb, digits: 1 },
+      { header: h("capacity"), value: (r) => r.capacity_gb, digits: 1 },
+      { header: h("total"), value: (r) => (fits(r) ? r.decode_tok_s_total : null), digits: 1 },
+      { header: h("best_per_mtok"), value: (r) => r.best_usd_per_million_output_tokens, digits: 2 },
+      { header: h("best_users"), value: (r) => (r.best_usd_per_million_output_tokens == null ? null : r.best_concurrency), digits: 0 },
+      { header: h("max_users"), value: (r) => (fits(r) ? r.max_users_at_target : null), digits: 0 },
+    );
+  }
+  columns.push({ header: h("reason"), value: (r) => r.reason_text });
+  return columns;
 }
 
-export function toCsv(rows) {
-  return [CSV_HEADER, ...rows].map((row) => row.map(quote).join(",")).join("\r\n") + "\r\n";
+// The whole file: `lead` lines first (each one cell: the question, the link), an empty line,
+// the header, then `rows` (engine rows, in the order to write). A byte-order mark first, so
+// that a spreadsheet reads the accents as UTF-8.
+export function csvFile({ lead = [], rows, t, kind, gpuNames, locale }) {
+  const sep = separatorFor(locale);
+  const columns = csvColumns(t, kind, gpuNames);
+  const line = (cells) => cells.map((cell) => quote(cell, sep)).join(sep);
+  const body = rows.map((r) => line(columns.map((c) => (c.digits === undefined ? c.value(r) ?? "" : csvNumber(c.value(r), c.digits, locale)))));
+  const lines = [...lead.map((text) => line([text])), ...(lead.length ? [""] : []), line(columns.map((c) => c.header)), ...body];
+  return "\ufeff" + lines.join("\r\n") + "\r\n";
+}
+
+// The file's name: the model, its format and the workload's numbers, so two downloads of two
+// questions do not take each other's name.
+export function csvName(prefix, request) {
+  const parts = [prefix, request.model || "custom", request.format];
+  if (request.context != null && request.concurrency != null && !request.diffusion) parts.push(`ctx${request.context}`, `users${request.concurrency}`);
+  return parts.join("-").replace(/[^\w.-]+/g, "_") + ".csv";
 }

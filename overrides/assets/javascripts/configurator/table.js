@@ -51,8 +51,26 @@ export function rowData(r, kind, order, columns) {
 
 // The texts of the cells that can change for a node, by column (the node cell never does; the
 // memory cell is the bar).
-export function rowTexts(r, kind, t, f) {
+// A row's verdict as its cell says it: how it fits (the layout of a split) and, against the
+// target, whether it is the recommended node or misses the target.
+export function verdictText(r, kind, t) {
   let verdict = t[r.verdict];
+  if (kind === "diffusion") return verdict;
+  if (r.verdict === "split") {
+    const dp = r.data_parallel || 1; // data-parallel attention: its ranks x their tensor parallel
+    const layout =
+      dp > 1
+        ? fill(t.layout_ranks, { cards: r.cards_used, dp, tp: r.tensor_parallel })
+        : fill(t.layout, { cards: r.cards_used, tp: r.tensor_parallel, pp: r.pipeline_parallel });
+    verdict += ` · ${layout}`;
+  }
+  if (r.recommended) verdict += " · " + t.mark_recommended;
+  else if (r.verdict !== "none" && !r.meets_target) verdict += " · " + t.mark_missed;
+  return verdict;
+}
+
+export function rowTexts(r, kind, t, f) {
+  const verdict = verdictText(r, kind, t);
   if (kind === "diffusion") {
     return {
       verdict,
@@ -66,17 +84,7 @@ export function rowTexts(r, kind, t, f) {
       reason: r.reason_text,
     };
   }
-  if (r.verdict === "split") {
-    const dp = r.data_parallel || 1; // data-parallel attention: its ranks x their tensor parallel
-    const layout =
-      dp > 1
-        ? fill(t.layout_ranks, { cards: r.cards_used, dp, tp: r.tensor_parallel })
-        : fill(t.layout, { cards: r.cards_used, tp: r.tensor_parallel, pp: r.pipeline_parallel });
-    verdict += " · " + layout;
-  }
   const fits = r.verdict !== "none";
-  if (r.recommended) verdict += " · " + t.mark_recommended;
-  else if (fits && !r.meets_target) verdict += " · " + t.mark_missed;
   const best = r.best_usd_per_million_output_tokens;
   return {
     verdict,
