@@ -5,7 +5,10 @@ chunk of a prompt while it is prefilled). Its time is a roofline per card: bytes
 the memory bandwidth reached plus work against the dense throughput reached (added, not
 overlapped: kernels overlap them only in part, and a floor takes the slower side),
 plus a fixed cost per layer (kernel launches; routing and expert dispatch for MoE layers),
-plus the layout's collectives on the node's link:
+plus the layout's collectives on the node's link. Attention works on the token pairs: a decoding
+token over the cache (for multi-head latent attention, the latent itself), a prompt chunk over
+keys and values of each head (for latent attention, up-projected from the latents: vLLM's MLA
+backend computes a prompt the way that costs fewer operations). The collectives:
 
 - tensor parallelism: two all-reduces per layer of tokens x hidden values (Megatron-LM);
 - expert parallelism: the MoE layer's all-reduce becomes a dispatch and a combine all-to-all
