@@ -8,6 +8,7 @@ import pytest
 
 from macros.cli import main
 from macros.fitengine import EngineError, answer, fit_node, workload
+from macros.fitengine.fit import replica
 from macros.fitengine.layout import Layout, refusal
 from macros.fitengine.reasons import render
 
@@ -16,6 +17,7 @@ from macros.fitengine.reasons import render
 # 129,280, MLA latent of kv_lora_rank 512 + qk_rope_head_dim 64; 671,026,419,200 parameters in all.
 LAYERS, DENSE, HIDDEN, EXPERTS, EXPERT_WIDTH, VOCAB = 61, 3, 7168, 256, 2048, 129280
 LATENT = 512 + 64
+HEADS, QK_NOPE, QK_ROPE, V_HEAD = 128, 128, 64, 128
 TOTAL = 671_026_419_200
 ROUTED = (LAYERS - DENSE) * EXPERTS * 3 * HIDDEN * EXPERT_WIDTH  # gate, up and down of each expert
 EMBEDDINGS = VOCAB * HIDDEN  # and as many in the output head, both kept in 16-bit by the FP8 format
@@ -103,14 +105,47 @@ def test_deepseek_dp_attention_throughput_against_a_published_run(catalog):
     """gpustack's performance lab, DeepSeek-R1-0528 (DeepSeek V3's architecture, FP8) on 8 x H200,
     SGLang 0.5.3 with --tp 8 --enable-dp-attention (github.com/gpustack/gpustack,
     docs/performance-lab/deepseek-r1/h200.md, '2. Parallelism in SGLang'): 1,000 ShareGPT requests
-    sent at once, 219,171 input and 200,752 output tokens, peak 1,000 requests in flight and a peak
-    output throughput of 9,601 tok/s. The peak second, with all of them decoding, is the steady
-    state of 1,000 users at those mean lengths; the engine must stay within the project's band of
-    it (engine / measured from 0.5 to 1.1: errs slow)."""
-    measured = 9601
+    sent at once, 219,171 input and 200,752 output tokens; a peak output throughput of 9,601 tok/s,
+    a median time between two tokens of 51.15 ms, a peak of 1,000 requests in flight.
+
+    The benchmark (vllm bench serve; vllm/benchmarks/serve.py, calculate_metrics) takes the peak
+    output as the most tokens received in one second, and the peak of requests in flight over the
+    whole run, each request counted from sent to answered: the 1,000 are all in flight as they are
+    sent, before any first token, not in the peak second, by which the shortest answers have
+    ended. So the engine's steady state of 1,000 users at the mean lengths has more answers
+    decoding than that second had: it must make at least the measured peak within the project's
+    floor (engine / measured 0.5: errs slow), and a figure above the peak is not an error. What
+    each answer sees is held to the band of speeds (engine / measured 1/3 to 1.1) against the
+    measured median time between two tokens, most of them produced with hundreds in flight."""
+    peak, median_gap_s = 9601, 0.05115
     r = _row(catalog, 1000, 219_171 // 1000, 200_752 // 1000, None, context=8192)
     assert r.data_parallel > 1
-    assert 0.5 <= r.decode_tok_s_total / measured <= 1.1
+    assert r.decode_tok_s_total >= 0.5 * peak
+    assert 1 / 3 <= r.decode_tok_s_per_user * median_gap_s <= 1.1
+
+
+def test_a_latent_attention_prompt_is_computed_as_ordinary_attention_and_a_decode_on_the_latent(catalog):
+    """vllm/v1/attention/backends/mla/common.py: a prompt chunk (the 'compute friendly' way)
+    up-projects the latents to keys and values of each head and runs ordinary attention, scores
+    over qk_nope + qk_rope (192) and values over v_head_dim (128), the cached part of the prompt
+    up-projected again at each chunk; a decoding token (the 'data-movement friendly' way) attends
+    to the latent itself, scores and values over its 512 + 64. Each multiply-add is 2 operations."""
+    work = workload(catalog, "deepseek-v3", "fp8", layout=DP8)
+    serving = replica(catalog, work, catalog.node("8x-h200-sxm"), Layout(1, 1, 8, 8))
+    gpu, runtime = catalog.gpus["h200-sxm"], catalog.runtimes["vllm"]
+    per_second = gpu.fp8_tflops * 1e12 * runtime.compute_efficiency  # one card: a rank of DP 8 is TP 1
+
+    def added(**attention: float) -> float:
+        return serving.step(64, 0.0, **attention).compute - serving.step(64, 0.0, 0.0).compute
+
+    pairs = 1e6
+    prompt = 2 * HEADS * (QK_NOPE + QK_ROPE + V_HEAD) * LAYERS
+    decode = 2 * HEADS * (LATENT + 512) * LAYERS  # scores over the latent and its rope part, values over the latent
+    assert added(attended=0.0, prompt_pairs=pairs) == pytest.approx(pairs * prompt / per_second, rel=1e-9)
+    assert added(attended=pairs) == pytest.approx(pairs * decode / per_second, rel=0.06)
+    context = 4096  # tokens of the prompt cached before the chunk: their latents up-projected to K and V
+    up = 2 * 512 * HEADS * (QK_NOPE + V_HEAD) * LAYERS
+    assert added(attended=0.0, prompt_context=context) == pytest.approx(context * up / per_second, rel=1e-9)
 
 
 def test_a_dense_model_is_refused_data_parallel_attention(catalog):

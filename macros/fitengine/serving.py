@@ -5,7 +5,10 @@ chunk of a prompt while it is prefilled). Its time is a roofline per card: bytes
 the memory bandwidth reached plus work against the dense throughput reached (added, not
 overlapped: kernels overlap them only in part, and a floor takes the slower side),
 plus a fixed cost per layer (kernel launches; routing and expert dispatch for MoE layers),
-plus the layout's collectives on the node's link:
+plus the layout's collectives on the node's link. Attention works on the token pairs: a decoding
+token over the cache (for multi-head latent attention, the latent itself), a prompt chunk over
+keys and values of each head (for latent attention, up-projected from the latents: vLLM's MLA
+backend computes a prompt the way that costs fewer operations). The collectives:
 
 - tensor parallelism: two all-reduces per layer of tokens x hidden values (Megatron-LM);
 - expert parallelism: the MoE layer's all-reduce becomes a dispatch and a combine all-to-all
@@ -149,15 +152,20 @@ class Serving:
         communicate: bool = True,
         sequences: int = 1,
         node_tokens: int = 0,
+        prompt_pairs: float = 0.0,
+        prompt_context: int = 0,
     ) -> Step:
         """A step processing `tokens` tokens of `sequences` sequences that reads `kv_read` bytes of
-        KV cache per card (all stages) and attends over `attended` token pairs (summed over them).
+        KV cache per card (all stages) and attends over `attended` token pairs of decoding
+        sequences and `prompt_pairs` of a prompt chunk whose prompt has `prompt_context` tokens
+        cached before it (summed over them).
 
         With data-parallel attention these are one rank's; `node_tokens` are those of every rank
         in the same step (0: every rank as busy as this one), whose expert work the rank's cards
         share.
         """
         bandwidth, throughput, per_pair, fixed = self._step_terms
+        per_prompt_pair, per_context_token = self._prompt_terms
         dp = self.layout.dp
         node_tokens = node_tokens or tokens * dp
         memory = (self.weights_read(tokens, node_tokens) / self.layout.tp + kv_read) / bandwidth
@@ -166,7 +174,8 @@ class Serving:
             matmul = 2 * (p.active - p.embeddings) * tokens
         else:
             matmul = 2 * (p.active - p.embeddings - p.experts_active) * tokens + 2 * p.experts_active * node_tokens / dp
-        compute = (matmul + per_pair * attended) / self.layout.tp / throughput
+        attention = per_pair * attended + per_prompt_pair * prompt_pairs + per_context_token * prompt_context
+        compute = (matmul + attention) / self.layout.tp / throughput
         comm = self._communication(tokens, node_tokens) if communicate else 0.0
         fixed += sequences * self.runtime.sequence_overhead_s
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
@@ -187,6 +196,25 @@ class Serving:
         if arch.mla is not None:
             fixed += arch.layers * rt.mla_layer_overhead_s
         return bandwidth, throughput, per_pair, fixed
+
+    @cached_property
+    def _prompt_terms(self) -> tuple[float, float]:
+        """Attention operations per token pair of a prompt chunk, and per token of its prompt
+        cached before the chunk.
+
+        Multi-head latent attention is computed two ways (vllm/v1/attention/backends/mla/common.py):
+        a decoding token attends to the cached latents themselves (heads of the latent's width, the
+        decode step's `per_pair`); a prompt chunk up-projects the latents of its prompt to keys and
+        values of each head and runs ordinary attention, with heads of qk_nope + qk_rope for the
+        scores and v_head_dim for the values, the cached part of the prompt up-projected again at
+        each chunk. Other attention computes both the same way."""
+        mla, layers = self.arch.mla, self._attending_layers()
+        if mla is None:
+            return 4 * self.arch.heads * self.arch.head_dim * layers, 0.0
+        heads = self.arch.heads
+        per_pair = 2 * heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim) * layers
+        per_context = 2 * mla.kv_lora_rank * heads * (mla.qk_nope_head_dim + mla.v_head_dim) * layers
+        return per_pair, per_context
 
     def _attention_dim(self) -> int:
         mla = self.arch.mla
@@ -270,10 +298,16 @@ class Serving:
         def chunk_step(i: int) -> float:
             start = i * chunk
             size = min(chunk, prompt - start)
-            attended = size * (start + size / 2) + others * others_length
             tokens = size + others
             return self.step(
-                tokens, self.kv_card(start) + others_kv, attended, communicate, others + 1, tokens + peers
+                tokens,
+                self.kv_card(start) + others_kv,
+                others * others_length,
+                communicate,
+                others + 1,
+                tokens + peers,
+                prompt_pairs=size * (start + size / 2),
+                prompt_context=start,
             ).seconds
 
         if chunks <= _EXACT_CHUNKS + _GROUPS:
