@@ -336,3 +336,14 @@ def test_the_csv_holds_the_question_the_units_and_the_rows_shown(browser, server
     assert [r["node"] for r in other.evaluate(VISIBLE_ROWS)] == [r["node"] for r in shown]
     assert not errors, errors
     context.close()
+
+
+def test_a_filter_chosen_before_any_field_goes_into_the_link(browser, server):
+    context, page, errors = open_page(browser, server, "en", DESKTOP)
+    wait_ready(page)
+    page.select_option("[data-filter=verdict]", "split")
+    query = parse_qs(urlparse(page.evaluate("location.href")).query)
+    assert query["verdict"] == ["split"] and query["model"] == [page.input_value("select[name=model]")]
+    assert "sort" not in query  # the default order writes nothing
+    assert not errors, errors
+    context.close()
