@@ -370,7 +370,7 @@ class ConfiguratorHtml:
             node, look, figures, target = t["summary_none"], "none", "", ""
         return (
             f'<div class="configurator__summary" data-summary aria-hidden="true" data-look="{look}" '
-            f'data-node="{escape(result["summary"]["recommended"] or "")}" data-model="{escape(result["model_name"])}" '
+            f'data-node="{escape(result["summary"]["recommended"] or "")}" data-model="{escape(self._model)}" '
             f'data-context="{w.get("context", "")}" data-concurrency="{concurrency}">'
             f"<strong data-summary-node>{escape(node)}</strong> "
             f"<span data-summary-figures>{escape(figures)}</span> "

@@ -100,7 +100,7 @@ def check_texts(page, catalog, locale, request):
     c = card(page)
     assert texts["summary"]["concurrency"] == str(request["concurrency"])
     assert texts["summary"]["context"] == str(request["context"])
-    assert texts["summary"]["node"] == c["node"]
+    assert texts["summary"]["node"] == c["node"] and texts["summary"]["model"] == c["model"] == request["model"]
     if c["node"]:
         assert texts["summaryNode"] == c["node_text"] and c["price"] in texts["summaryFigures"]
         assert users in texts["summaryTarget"]
@@ -157,9 +157,13 @@ def test_a_pending_answer_is_withdrawn_and_shows_the_loading_progress(browser, s
     # The card names what it computes, and the loading's progress grows until the answer.
     shares: list[float] = []
     while page.get_attribute("[data-engine-status]", "data-engine-status") == "loading":
-        pending = page.text_content("[data-slot=pending]")
-        if page.is_visible("[data-progress]"):
-            shares.append(float(page.eval_on_selector("[data-progress]", "el => el.value")))
+        # Read at one moment: the bar, and the line it goes with.
+        share, pending = page.evaluate(
+            "() => [document.querySelector('[data-progress]'), document.querySelector('[data-slot=pending]')]"
+            ".map((el, i) => i ? el.textContent : (el.hidden ? null : el.value))"
+        )
+        if share is not None and page.get_attribute("[data-answer]", "data-state") == "pending":
+            shares.append(float(share))
             assert "20 concurrent users" in pending and "%" in pending, pending
             assert "Qwen" not in pending and "Llama 3.3 70B" in pending, pending
         page.wait_for_timeout(100)
@@ -330,5 +334,16 @@ def test_the_csv_holds_the_question_the_units_and_the_rows_shown(browser, server
     assert other.input_value("[data-filter=verdict]") == "single"
     assert other.get_attribute("th[data-col=per_user]", "aria-sort") == "descending"
     assert [r["node"] for r in other.evaluate(VISIBLE_ROWS)] == [r["node"] for r in shown]
+    assert not errors, errors
+    context.close()
+
+
+def test_a_filter_chosen_before_any_field_goes_into_the_link(browser, server):
+    context, page, errors = open_page(browser, server, "en", DESKTOP)
+    wait_ready(page)
+    page.select_option("[data-filter=verdict]", "split")
+    query = parse_qs(urlparse(page.evaluate("location.href")).query)
+    assert query["verdict"] == ["split"] and query["model"] == [page.input_value("select[name=model]")]
+    assert "sort" not in query  # the default order writes nothing
     assert not errors, errors
     context.close()

@@ -239,7 +239,7 @@ class Configurator {
 
   // The question asked last (`request`) and the table's view (filters, sort) in the address bar.
   writeUrl(request = this.asked) {
-    if (this.compact || !request) return;
+    if (this.compact || !(request = request || this.request())) return;
     this.asked = request;
     const filters = Object.fromEntries(FILTERS.map((name) => [name, this.root.querySelector(`[data-filter="${name}"]`).value]));
     const view = viewParams(filters, this.sort, DEFAULT_SORT).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join("");

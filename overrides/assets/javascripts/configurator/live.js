@@ -39,6 +39,7 @@ export class Live {
     const data = this.root.dataset;
     const r = request || {};
     return {
+      id: form.model.value,
       model: form.model.value === "custom" ? this.t.custom_legend : option ? option.textContent : form.model.value,
       format: form.format.selectedOptions[0]?.textContent || form.format.value,
       diffusion,
@@ -58,7 +59,7 @@ export class Live {
     setText(this.intro, introText(this.t, this.f, question));
     if (this.summary) {
       const d = this.summary.dataset;
-      d.model = question.model;
+      d.model = question.id;
       d.context = String(question.context);
       d.concurrency = String(question.concurrency);
     }
