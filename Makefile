@@ -12,7 +12,7 @@ LOCALE ?= fr
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site serve test test-fast lint check clean bench lock messages
+.PHONY: site serve test test-fast lint format check clean bench lock messages
 
 # Every Python package, direct or not, at the version and hashes of requirements.lock. The
 # project itself is not installed (its code runs from this folder), so no build output is written.
@@ -59,12 +59,20 @@ test: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check
 	$(VENV)/bin/ruff check macros tests bench
 	$(VENV)/bin/ruff format --check macros tests bench
+	node_modules/.bin/biome ci --error-on-warnings
 	node --test tests/js/
 	$(PY) -m pytest
 
-lint: $(STAMP)
+# Python with ruff, JavaScript with Biome (biome.json): lint and format, both checked, nothing written.
+# `make format` writes both formatters' output.
+lint: $(STAMP) $(NPM_STAMP)
 	$(VENV)/bin/ruff check macros tests bench
 	$(VENV)/bin/ruff format --check macros tests bench
+	node_modules/.bin/biome ci --error-on-warnings
+
+format: $(STAMP) $(NPM_STAMP)
+	$(VENV)/bin/ruff format macros tests bench
+	node_modules/.bin/biome format --write
 
 check: $(STAMP)
 	$(PY) -m macros.fitengine check

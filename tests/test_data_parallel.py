@@ -11,6 +11,7 @@ from macros.fitengine import EngineError, answer, fit_node, workload
 from macros.fitengine.fit import replica
 from macros.fitengine.layout import Layout, refusal
 from macros.fitengine.reasons import render
+from macros.messages import engine_words
 
 # DeepSeek V3 config.json (huggingface.co/deepseek-ai/DeepSeek-V3, as catalog/models.yaml types it):
 # 61 layers of which the first 3 dense, hidden 7168, 256 routed experts of width 2048, vocabulary
@@ -154,13 +155,13 @@ def test_a_dense_model_is_refused_data_parallel_attention(catalog):
     assert caught.value.code == "layout_dp_dense"
     why = refusal(catalog.llms["llama-3.3-70b"].architecture, catalog.runtimes["vllm"], Layout(1, 1, 8, 8))
     assert why is not None and why.code == "layout_dp_dense"
-    fr = render(why, "fr")
+    fr = render(why, engine_words("fr"))
     assert "mélange d’experts\u202f:" in fr and "copies indépendantes" in fr
-    assert "mixture-of-experts" in render(why, "en")
-    out = answer(catalog, {"model": "deepseek-v3", "format": "fp8", "data_parallel": 8}, "fr")
+    assert "mixture-of-experts" in render(why, engine_words("en"))
+    out = answer(catalog, {"model": "deepseek-v3", "format": "fp8", "data_parallel": 8}, engine_words("fr"))
     assert any(row["data_parallel"] == 8 for row in out["rows"] if row["verdict"] != "none")
     with pytest.raises(EngineError) as caught:
-        answer(catalog, {"model": "llama-3.3-70b", "format": "fp8", "data_parallel": 8}, "fr")
+        answer(catalog, {"model": "llama-3.3-70b", "format": "fp8", "data_parallel": 8}, engine_words("fr"))
     assert caught.value.code == "layout_dp_dense"
 
 
