@@ -11,6 +11,7 @@ import pytest
 from macros.fitengine import answer
 from macros.fitengine.api import TABLE_COLUMNS
 from macros.locale_format import Formatter
+from macros.messages import engine_words
 
 from .browser import AXE, wait_until
 from .test_configurator import card, wait_ready
@@ -129,7 +130,7 @@ def test_the_reason_unfolds_under_the_verdict_from_the_keyboard(browser, server,
     want = answer(
         catalog,
         WORKLOAD,
-        "en",
+        engine_words("en"),
         lambda x: formatter.number(x, 1),
     )
     reasons = {r["node"]: r["reason_text"] for r in want["rows"]}
@@ -155,7 +156,7 @@ def test_the_reason_unfolds_under_the_verdict_from_the_keyboard(browser, server,
     want4 = answer(
         catalog,
         {**WORKLOAD, "concurrency": 4},
-        "en",
+        engine_words("en"),
         lambda x: formatter.number(x, 1),
     )
     wait_until(
