@@ -68,6 +68,15 @@ def test_cells_that_differ_from_the_node_are_marked_with_the_expected_value(brow
     assert all(c["note"] == "attendu\u202f: NV18" for c in marked), marked[:2]
     assert not [c for c in cells if not c["differs"] and c["label"] not in ("NV18", "X")]
     assert page.locator(".measure__legend .link--differs").count() == 1
+    # The pairs that differ are listed before the matrix, each once (the matrix shows both ways).
+    pairs = page.eval_on_selector_all("[data-faulty-pairs] li", "lis => lis.map(li => li.textContent)")
+    assert len(pairs) == len(odd) // 2
+    shown = {(i, j, label) for i, row in enumerate(labels) for j, label in enumerate(row) if j > i and label != "NV18"}
+    assert sorted(pairs) == sorted(f"GPU{i}–GPU{j}\u202f: {label}, attendu NV18" for i, j, label in shown)
+    above = page.eval_on_selector_all(
+        "[data-faulty-pairs], .measure__matrix", "els => els.map(el => el.getBoundingClientRect().top)"
+    )
+    assert above[0] < above[1]
     page.close()
 
 
@@ -105,6 +114,15 @@ def test_on_a_phone_no_node_is_assumed_and_a_matrix_of_another_node_asks_which_n
         ".measure__scroll", "el => [el.scrollWidth, el.clientWidth, el.getBoundingClientRect().right]"
     )
     assert box[0] > box[1] and box[2] <= 390, box
+    # The faulty pairs come first, the first of them in view once the verdict is: 28 pairs of 8
+    # cards, the first eight listed and the rest counted.
+    listed = page.locator("[data-faulty-pairs]")
+    assert listed.get_attribute("data-faulty-pairs") == str(8 * 7 // 2)
+    assert listed.locator("li").count() == 8
+    assert "and 20 more pairs" in page.text_content("[data-faulty-pairs] + .measure__note")
+    page.eval_on_selector("[data-measure] .measure__verdict", "el => el.scrollIntoView({block: 'start'})")
+    first = listed.locator("li").first.bounding_box()
+    assert first and first["y"] >= 0 and first["y"] + first["height"] <= 844 and first["x"] + first["width"] <= 390
     # Once the right node is chosen, the same matrix is as promised and nothing is marked.
     page.select_option("#measure-node", "8x-rtx-4090")
     page.click("[data-measure] button[type=submit]")

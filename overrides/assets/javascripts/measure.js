@@ -5,6 +5,7 @@ import { fill } from "./input-bounds.js";
 
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+const FAULTY_SHOWN = 8; // pairs listed before the matrix; the rest are marked in it
 
 function linkClass(label) {
   if (label === "X") return "self";
@@ -119,6 +120,25 @@ class Measure {
         .map((row, i) => `<tr><th scope="row">GPU${i}</th>${row.map((label, j) => cell(label, i, j)).join("")}</tr>`)
         .join("");
       const marked = differs.some((row) => row.some(Boolean));
+      // The pairs that differ, listed before the matrix: on a phone the matrix scrolls and its
+      // marked cells may sit out of view.
+      const faulty = [];
+      result.matrix.forEach((row, i) => {
+        row.forEach((label, j) => {
+          if (j > i && differs[i]?.[j]) faulty.push({ i, j, label, want: result.expected[i][j] === "PCIe" ? t.class_pcie : result.expected[i][j] });
+        });
+      });
+      if (faulty.length) {
+        const pairs = faulty
+          .slice(0, FAULTY_SHOWN)
+          .map((p) => `<li>${escapeHtml(fill(t.faulty_pair, { a: p.i, b: p.j, label: p.label, want: p.want }))}</li>`)
+          .join("");
+        const more = faulty.length - FAULTY_SHOWN;
+        html +=
+          `<p class="measure__pairs-title">${escapeHtml(t.faulty_pairs)}</p>` +
+          `<ul class="measure__pairs" data-faulty-pairs="${faulty.length}">${pairs}</ul>` +
+          (more > 0 ? `<p class="measure__note">${escapeHtml(fill(more === 1 ? t.faulty_more_one : t.faulty_more_many, { n: more }))}</p>` : "");
+      }
       const legend = ["nvlink", "pcie", "sys"].map((c) => `<span class="link link--${c}">${escapeHtml(t["class_" + c])}</span>`);
       if (marked) legend.push(`<span class="link link--differs">${escapeHtml(t.differs)}</span>`);
       // The matrix scrolls inside its own box: on a phone it never widens the page.
