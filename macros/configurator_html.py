@@ -300,8 +300,8 @@ class ConfiguratorHtml:
         verdicts = self._options(
             "", [("", t["all"]), ("single", t["single"]), ("split", t["split"]), ("none", t["none"])]
         )
-        gpus = self._options("", [("", t["all"]), *((g.id, g.name) for g in c.gpus.values())])
-        links = self._options("", [("", t["all"]), *((k, t[f"link_{k}"]) for k in LINK_CLASSES)])
+        gpus = self._options("", [("", t["all_gpu"]), *((g.id, g.name) for g in c.gpus.values())])
+        links = self._options("", [("", t["all_link"]), *((k, t[f"link_{k}"]) for k in LINK_CLASSES)])
         return (
             '<div class="configurator__controls" data-controls hidden>'
             f'<label>{escape(t["filter_verdict"])} <select data-filter="verdict">{verdicts}</select></label>'
@@ -453,7 +453,7 @@ class ConfiguratorHtml:
             if alt is None or alt["node"] == best["node"]:
                 view["alt_" + key] = ""
                 continue
-            view["alt_" + key] = t["alt_text"].format(
+            view["alt_" + key] = t["alt_text_diffusion" if diffusion else "alt_text"].format(
                 node=self.node_name(alt),
                 price=f.usd(alt["price_month_usd"]),
                 extra=f.usd(alt["price_month_usd"] - best["price_month_usd"]),

@@ -93,7 +93,7 @@ export function answerView(result, ctx) {
       view["alt_" + key] = "";
       continue;
     }
-    view["alt_" + key] = fill(t.alt_text, {
+    view["alt_" + key] = fill(diffusion ? t.alt_text_diffusion : t.alt_text, {
       node: nodeName(t, alt, gpuNames),
       price: f.usd(alt.price_month_usd, false),
       extra: f.usd(alt.price_month_usd - best.price_month_usd, false),
