@@ -407,6 +407,7 @@ class ConfiguratorHtml:
             "title": t["answer_title_diffusion" if diffusion else "answer_title"],
             "per_user_label": t["fig_per_user_diffusion" if diffusion else "fig_per_user"],
             "per_mtok_label": t["fig_per_mtok_diffusion" if diffusion else "fig_per_mtok"],
+            "alt_best_per_mtok_label": t["alt_best_per_mtok_diffusion" if diffusion else "alt_best_per_mtok"],
         }
         best = rows.get(s["recommended"]) if s["recommended"] else None
 
@@ -507,8 +508,11 @@ class ConfiguratorHtml:
 
         def alt(key: str) -> str:
             hidden = "" if view.get("alt_" + key) else " hidden"
+            # The badge changes with the kind of model where the view has a label for it.
+            label = view.get(f"alt_{key}_label", t["alt_" + key])
+            badge = f' data-slot="alt_{key}_label"' if f"alt_{key}_label" in view else ""
             return (
-                f'<li data-alt="{key}"{hidden}><span class="answer__badge">{escape(t["alt_" + key])}</span> '
+                f'<li data-alt="{key}"{hidden}><span class="answer__badge"{badge}>{escape(label)}</span> '
                 f"{slot('alt_' + key)}</li>"
             )
 

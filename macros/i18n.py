@@ -439,6 +439,7 @@ WIDGET = Localized(
             "tok_s": "{value}\u00a0tok/s",
             "seconds": "{value}\u00a0s",
             "alt_best_per_mtok": "Best price per million tokens",
+            "alt_best_per_mtok_diffusion": "Best price per L40S-hour",
             "alt_fastest": "Fastest",
             "alt_text": "{node}: {price}/month ({extra} more), {per_mtok} per million tokens (prompts + answers), {per_user}",
             "alt_text_diffusion": "{node}: {price}/month ({extra} more), {per_mtok} per L40S-hour, relative speed {per_user}",

@@ -20,6 +20,8 @@ const t = {
   alt_text: "{node}: {price}/month ({extra} more), {per_mtok} per million, {per_user}",
   alt_text_diffusion: "{node}: {price}/month ({extra} more), {per_mtok} per L40S-hour, relative speed {per_user}",
   answer_question_diffusion: "{model} · {format} · {resolution}",
+  alt_best_per_mtok: "Best price per million tokens",
+  alt_best_per_mtok_diffusion: "Best price per L40S-hour",
   nothing_fits: "No node holds {model} in {format}. These changes make it fit:",
   nothing_at_all: "No node holds {model} in {format}.",
   suggest_format: "In {format}: {node}, {price}/month",
@@ -143,4 +145,6 @@ test("an image model's alternatives are priced by the L40S-hour, never per milli
   const view = answerView(result, ctx);
   assert.equal(view.alt_best_per_mtok, "2 × Card A: $1,200/month ($700 more), $0.70 per L40S-hour, relative speed ×2.50");
   assert.ok(!view.alt_fastest.includes("per million"));
+  assert.equal(view.alt_best_per_mtok_label, "Best price per L40S-hour");
+  assert.equal(answerView({ ...result, kind: "llm" }, ctx).alt_best_per_mtok_label, "Best price per million tokens");
 });
