@@ -680,7 +680,7 @@ class ConfiguratorHtml:
                 "ttft": f.number(r["ttft_s"], 2) if fits else "",
                 "total": f.number(r["decode_tok_s_total"], 1) if fits else "",
                 "best_per_mtok": t["best_at"].format(
-                    price=f.usd(best, cents=True), users=f.number(r["best_concurrency"], 0)
+                    price=f.usd(best, cents=True), users=self.users(r["best_concurrency"])
                 )
                 if best is not None
                 else "",

@@ -302,7 +302,7 @@ WIDGET = Localized(
             "col_per_mtok": "Per million tokens (prompts + answers)",
             "col_best_per_mtok": "Best price per million output tokens, target met",
             "col_max_users": "Users within the target",
-            "best_at": "{price} at {users} users",
+            "best_at": "{price} at {users}",
             "why": "Why?",
             "why_label": "Why this verdict for {node}?",
             "bar_weights": "weights",
