@@ -300,8 +300,8 @@ class ConfiguratorHtml:
         verdicts = self._options(
             "", [("", t["all"]), ("single", t["single"]), ("split", t["split"]), ("none", t["none"])]
         )
-        gpus = self._options("", [("", t["all"]), *((g.id, g.name) for g in c.gpus.values())])
-        links = self._options("", [("", t["all"]), *((k, t[f"link_{k}"]) for k in LINK_CLASSES)])
+        gpus = self._options("", [("", t["all_gpu"]), *((g.id, g.name) for g in c.gpus.values())])
+        links = self._options("", [("", t["all_link"]), *((k, t[f"link_{k}"]) for k in LINK_CLASSES)])
         return (
             '<div class="configurator__controls" data-controls hidden>'
             f'<label>{escape(t["filter_verdict"])} <select data-filter="verdict">{verdicts}</select></label>'
@@ -407,6 +407,7 @@ class ConfiguratorHtml:
             "title": t["answer_title_diffusion" if diffusion else "answer_title"],
             "per_user_label": t["fig_per_user_diffusion" if diffusion else "fig_per_user"],
             "per_mtok_label": t["fig_per_mtok_diffusion" if diffusion else "fig_per_mtok"],
+            "alt_best_per_mtok_label": t["alt_best_per_mtok_diffusion" if diffusion else "alt_best_per_mtok"],
         }
         best = rows.get(s["recommended"]) if s["recommended"] else None
 
@@ -453,7 +454,7 @@ class ConfiguratorHtml:
             if alt is None or alt["node"] == best["node"]:
                 view["alt_" + key] = ""
                 continue
-            view["alt_" + key] = t["alt_text"].format(
+            view["alt_" + key] = t["alt_text_diffusion" if diffusion else "alt_text"].format(
                 node=self.node_name(alt),
                 price=f.usd(alt["price_month_usd"]),
                 extra=f.usd(alt["price_month_usd"] - best["price_month_usd"]),
@@ -507,8 +508,11 @@ class ConfiguratorHtml:
 
         def alt(key: str) -> str:
             hidden = "" if view.get("alt_" + key) else " hidden"
+            # The badge changes with the kind of model where the view has a label for it.
+            label = view.get(f"alt_{key}_label", t["alt_" + key])
+            badge = f' data-slot="alt_{key}_label"' if f"alt_{key}_label" in view else ""
             return (
-                f'<li data-alt="{key}"{hidden}><span class="answer__badge">{escape(t["alt_" + key])}</span> '
+                f'<li data-alt="{key}"{hidden}><span class="answer__badge"{badge}>{escape(label)}</span> '
                 f"{slot('alt_' + key)}</li>"
             )
 
@@ -676,7 +680,7 @@ class ConfiguratorHtml:
                 "ttft": f.number(r["ttft_s"], 2) if fits else "",
                 "total": f.number(r["decode_tok_s_total"], 1) if fits else "",
                 "best_per_mtok": t["best_at"].format(
-                    price=f.usd(best, cents=True), users=f.number(r["best_concurrency"], 0)
+                    price=f.usd(best, cents=True), users=self.users(r["best_concurrency"])
                 )
                 if best is not None
                 else "",

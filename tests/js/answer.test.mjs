@@ -18,6 +18,10 @@ const t = {
   fig_per_mtok: "Price per million",
   fig_per_mtok_diffusion: "Price of an hour",
   alt_text: "{node}: {price}/month ({extra} more), {per_mtok} per million, {per_user}",
+  alt_text_diffusion: "{node}: {price}/month ({extra} more), {per_mtok} per L40S-hour, relative speed {per_user}",
+  answer_question_diffusion: "{model} · {format} · {resolution}",
+  alt_best_per_mtok: "Best price per million tokens",
+  alt_best_per_mtok_diffusion: "Best price per L40S-hour",
   nothing_fits: "No node holds {model} in {format}. These changes make it fit:",
   nothing_at_all: "No node holds {model} in {format}.",
   suggest_format: "In {format}: {node}, {price}/month",
@@ -126,4 +130,21 @@ test("when nothing fits the card says so and offers the engine's changes", () =>
   ]);
   assert.equal(announcement(view, t), "No node holds this model.");
   assert.equal(answerView({ ...result, suggestions: [] }, ctx).none_text, "No node holds Big in BF16.");
+});
+
+test("an image model's alternatives are priced by the L40S-hour, never per million tokens", () => {
+  const img = (node, count, price, speed, hour) => ({
+    node, gpu: "a", count, verdict: "single", price_month_usd: price, relative_speed: speed, usd_per_reference_hour: hour,
+  });
+  const result = {
+    kind: "diffusion",
+    model_name: "Image",
+    rows: [img("1x-a", 1, 500, 1, 0.84), img("2x-a", 2, 1200, 2.5, 0.7)],
+    summary: { recommended: "1x-a", best_per_mtok: "2x-a", fastest: "2x-a" },
+  };
+  const view = answerView(result, ctx);
+  assert.equal(view.alt_best_per_mtok, "2 × Card A: $1,200/month ($700 more), $0.70 per L40S-hour, relative speed ×2.50");
+  assert.ok(!view.alt_fastest.includes("per million"));
+  assert.equal(view.alt_best_per_mtok_label, "Best price per L40S-hour");
+  assert.equal(answerView({ ...result, kind: "llm" }, ctx).alt_best_per_mtok_label, "Best price per million tokens");
 });

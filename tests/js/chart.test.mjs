@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { chartSvg } from "../../overrides/assets/javascripts/configurator/chart.js";
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
 
-const t = { chart_title: "Title", chart_x: "Speed", chart_y: "Price per million", chart_x_diffusion: "Rel", chart_y_diffusion: "Hour" };
+const t = { chart_title: "Title", chart_x: "Speed", chart_y: "Price per million", chart_x_diffusion: "Rel", chart_y_diffusion: "Hour", chart_title_diffusion: "Hour title" };
 const f = formatters("en");
 const points = [
   { node: "2x-a", name: "2 × A", x: 10, y: 5 },
@@ -76,3 +76,9 @@ for (const width of [390, 640, 1200]) {
     for (const mark of Object.values(marks)) assert.ok(boxes.some((b) => b.text.endsWith(`(${mark})`)), mark);
   });
 }
+
+test("an image model's chart is titled by its own unit, not by tokens", () => {
+  const title = (svg) => svg.match(/<title id="cfg-chart-title">([^<]*)<\/title>/)[1];
+  assert.equal(title(chartSvg(points, { width: 640, t, f, diffusion: true })), "Hour title");
+  assert.equal(title(chartSvg(points, { width: 640, t, f, diffusion: false })), "Title");
+});

@@ -14,6 +14,8 @@ const t = {
   layout: "{cards} cards, TP {tp} × PP {pp}",
   layout_ranks: "{cards} cards, DP {dp} × TP {tp}",
   best_at: "{price} at {users}",
+  users_one: "{n} user",
+  users_many: "{n} users",
   bar_weights: "weights",
   bar_kv: "KV cache",
   bar_reserve: "reserve",
@@ -114,4 +116,10 @@ test("a split row names its layout: tensor x pipeline, or data-parallel ranks x 
   const html = rowHtml(ranks, "llm", 3, t, f, {}, columns);
   assert.match(html, /8 cards, DP 4 × TP 2/);
   assert.doesNotMatch(html, /PP/);
+});
+
+test("the best price names its users in the singular for one user, in the plural for more", async () => {
+  const { rowTexts } = await import("../../overrides/assets/javascripts/configurator/table.js");
+  assert.equal(rowTexts(row, "llm", t, f).best_per_mtok, "$1.50 at 8 users");
+  assert.equal(rowTexts({ ...row, best_concurrency: 1 }, "llm", t, f).best_per_mtok, "$1.50 at 1 user");
 });

@@ -50,6 +50,7 @@ export function answerView(result, ctx) {
     title: diffusion ? t.answer_title_diffusion : t.answer_title,
     per_user_label: diffusion ? t.fig_per_user_diffusion : t.fig_per_user,
     per_mtok_label: diffusion ? t.fig_per_mtok_diffusion : t.fig_per_mtok,
+    alt_best_per_mtok_label: diffusion ? t.alt_best_per_mtok_diffusion : t.alt_best_per_mtok,
   };
   const speed = (r) => {
     if (diffusion) return r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`;
@@ -93,7 +94,7 @@ export function answerView(result, ctx) {
       view["alt_" + key] = "";
       continue;
     }
-    view["alt_" + key] = fill(t.alt_text, {
+    view["alt_" + key] = fill(diffusion ? t.alt_text_diffusion : t.alt_text, {
       node: nodeName(t, alt, gpuNames),
       price: f.usd(alt.price_month_usd, false),
       extra: f.usd(alt.price_month_usd - best.price_month_usd, false),

@@ -18,7 +18,7 @@ export function chartSvg(points, opts) {
   const xLabel = diffusion ? t.chart_x_diffusion : t.chart_x;
   const yLabel = diffusion ? t.chart_y_diffusion : t.chart_y;
   const parts = [
-    `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-labelledby="cfg-chart-title"><title id="cfg-chart-title">${escapeHtml(t.chart_title)}</title>`,
+    `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-labelledby="cfg-chart-title"><title id="cfg-chart-title">${escapeHtml(diffusion ? t.chart_title_diffusion : t.chart_title)}</title>`,
     `<line class="axis" x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}"></line><line class="axis" x1="${L}" y1="${T}" x2="${L}" y2="${H - B}"></line>`,
   ];
   for (const x of ticks(maxX)) {

@@ -4,7 +4,7 @@
 // The columns are the engine's (fitengine.api.TABLE_COLUMNS), read from the page: `columns` is
 // the widget's `data-columns`, [{id, sort: "text" | "number", key, key_diffusion}].
 
-import { escapeHtml, fill } from "./format.js";
+import { escapeHtml, fill, users } from "./format.js";
 import { nodeName } from "./answer.js";
 
 // The columns the page declares (its `data-columns`, written by the build from the engine's list).
@@ -93,7 +93,7 @@ export function rowTexts(r, kind, t, f) {
     per_user: fits ? f.number(r.decode_tok_s_per_user, 1) : "",
     ttft: fits ? f.number(r.ttft_s, 2) : "",
     total: fits ? f.number(r.decode_tok_s_total, 1) : "",
-    best_per_mtok: best == null ? "" : fill(t.best_at, { price: f.usd(best, true), users: f.number(r.best_concurrency, 0) }),
+    best_per_mtok: best == null ? "" : fill(t.best_at, { price: f.usd(best, true), users: users(t, f, r.best_concurrency) }),
     max_users: fits ? f.number(r.max_users_at_target, 0) : "",
     reason: r.reason_text,
   };
