@@ -41,7 +41,10 @@ const pyodide = await loadPyodide({
 const packageDir = path.join(engineDir, "fitengine");
 const hashes = {};
 pyodide.FS.mkdirTree("/engine/fitengine");
-for (const name of fs.readdirSync(packageDir).filter((n) => n.endsWith(".py")).sort()) {
+for (const name of fs
+  .readdirSync(packageDir)
+  .filter((n) => n.endsWith(".py"))
+  .sort()) {
   const bytes = fs.readFileSync(path.join(packageDir, name));
   hashes[name] = createHash("sha256").update(bytes).digest("hex");
   pyodide.FS.writeFile(`/engine/fitengine/${name}`, bytes);
@@ -168,7 +171,8 @@ for (let at = 0, zeros = 0; at < first.length && zeros < GAP; at += BLOCK) {
     zeros += BLOCK;
   }
 }
-if (offset % 4 !== 0 || offset + end > snapshot.length) throw new Error(`unexpected snapshot layout (header ${offset} bytes)`);
+if (offset % 4 !== 0 || offset + end > snapshot.length)
+  throw new Error(`unexpected snapshot layout (header ${offset} bytes)`);
 const heapRegion = snapshot.subarray(offset, offset + end);
 const raw = [];
 for (let at = 0; at < end; at += BLOCK) {

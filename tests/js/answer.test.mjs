@@ -39,9 +39,20 @@ const t = {
 const f = formatters("en");
 const gpuNames = { a: "Card A", b: "Card B" };
 const row = (node, gpu, count, price, perUser, perMtok, verdict = "single") => ({
-  node, gpu, count, verdict, price_month_usd: price, decode_tok_s_per_user: perUser, ttft_s: 0.5,
-  usd_per_million_tokens_workload: perMtok, usd_per_million_output_tokens: perMtok && perMtok * 5,
-  max_users_at_target: 30, meets_target: verdict !== "none", speed_band: [1.2, 1.5], ttft_band: [0.6, 1.1], band_covered: true,
+  node,
+  gpu,
+  count,
+  verdict,
+  price_month_usd: price,
+  decode_tok_s_per_user: perUser,
+  ttft_s: 0.5,
+  usd_per_million_tokens_workload: perMtok,
+  usd_per_million_output_tokens: perMtok && perMtok * 5,
+  max_users_at_target: 30,
+  meets_target: verdict !== "none",
+  speed_band: [1.2, 1.5],
+  ttft_band: [0.6, 1.1],
+  band_covered: true,
 });
 const ctx = { t, f, gpuNames, formatName: "BF16", workload: { context: 8192, concurrency: 20 } };
 
@@ -70,8 +81,14 @@ test("the question names the target; a setup the validation does not cover says 
   const covered = row("2x-a", "a", 2, 1000, 10, 5);
   const outside = { ...covered, band_covered: false };
   const result = { kind: "llm", model_name: "Model", rows: [outside], summary: { recommended: "2x-a" } };
-  const view = answerView(result, { ...ctx, workload: { context: 8192, concurrency: 20, min_speed: 12.5, max_ttft: 2 } });
-  assert.equal(view.question, "Model · BF16 · 8,192 tokens · 20 users · target: 12.5 tok/s per user, first token within 2 s");
+  const view = answerView(result, {
+    ...ctx,
+    workload: { context: 8192, concurrency: 20, min_speed: 12.5, max_ttft: 2 },
+  });
+  assert.equal(
+    view.question,
+    "Model · BF16 · 8,192 tokens · 20 users · target: 12.5 tok/s per user, first token within 2 s",
+  );
   assert.ok(view.band.endsWith("; outside the measured points"));
 });
 
@@ -84,17 +101,39 @@ test("when nodes hold the model but none within the target, the card names the c
     workload: { context: 4096, concurrency: 500, min_speed: 12.5, max_ttft: 2 },
     summary: { recommended: null, closest: "8x-b" },
     suggestions: [
-      { format: null, context: null, concurrency: 120, min_speed: null, max_ttft: null, node: "8x-b", price_month_usd: 7000 },
-      { format: null, context: null, concurrency: null, min_speed: 4.2, max_ttft: 2.5, node: "8x-b", price_month_usd: 7000 },
+      {
+        format: null,
+        context: null,
+        concurrency: 120,
+        min_speed: null,
+        max_ttft: null,
+        node: "8x-b",
+        price_month_usd: 7000,
+      },
+      {
+        format: null,
+        context: null,
+        concurrency: null,
+        min_speed: 4.2,
+        max_ttft: 2.5,
+        node: "8x-b",
+        price_month_usd: 7000,
+      },
     ],
   };
   const view = answerView(result, ctx);
-  assert.equal(view.none_text, "No node serves 500 users within the target. The closest, 8 × Card B, gives 4.2 tok/s and 2.50 s:");
+  assert.equal(
+    view.none_text,
+    "No node serves 500 users within the target. The closest, 8 × Card B, gives 4.2 tok/s and 2.50 s:",
+  );
   const offered = suggestionViews(result, { t, f, gpuNames, formatNames: {} });
-  assert.deepEqual(offered.map((s) => [s.format, s.concurrency, s.min_speed, s.max_ttft, s.text]), [
-    ["", "120", "", "", "For 120 users: 8 × Card B, $7,000/month"],
-    ["", "", "4.2", "2.5", "A target of 4.2 tok/s and 2.5 s: 8 × Card B, $7,000/month"],
-  ]);
+  assert.deepEqual(
+    offered.map((s) => [s.format, s.concurrency, s.min_speed, s.max_ttft, s.text]),
+    [
+      ["", "120", "", "", "For 120 users: 8 × Card B, $7,000/month"],
+      ["", "", "4.2", "2.5", "A target of 4.2 tok/s and 2.5 s: 8 × Card B, $7,000/month"],
+    ],
+  );
 });
 
 test("an alternative that is the recommended node itself is not repeated", () => {
@@ -124,17 +163,26 @@ test("when nothing fits the card says so and offers the engine's changes", () =>
   assert.equal(view.node, undefined);
   assert.equal(view.none_text, "No node holds Big in BF16. These changes make it fit:");
   const offered = suggestionViews(result, { t, f, gpuNames, formatNames: { fp8: "FP8", bf16: "BF16" } });
-  assert.deepEqual(offered.map((s) => [s.format, s.context, s.node, s.text]), [
-    ["fp8", "", "8x-b", "In FP8: 8 × Card B, $7,000/month"],
-    ["bf16", "2048", "8x-b", "Context of 2,048 tokens: 8 × Card B, $7,000/month"],
-  ]);
+  assert.deepEqual(
+    offered.map((s) => [s.format, s.context, s.node, s.text]),
+    [
+      ["fp8", "", "8x-b", "In FP8: 8 × Card B, $7,000/month"],
+      ["bf16", "2048", "8x-b", "Context of 2,048 tokens: 8 × Card B, $7,000/month"],
+    ],
+  );
   assert.equal(announcement(view, t), "No node holds this model.");
   assert.equal(answerView({ ...result, suggestions: [] }, ctx).none_text, "No node holds Big in BF16.");
 });
 
 test("an image model's alternatives are priced by the L40S-hour, never per million tokens", () => {
   const img = (node, count, price, speed, hour) => ({
-    node, gpu: "a", count, verdict: "single", price_month_usd: price, relative_speed: speed, usd_per_reference_hour: hour,
+    node,
+    gpu: "a",
+    count,
+    verdict: "single",
+    price_month_usd: price,
+    relative_speed: speed,
+    usd_per_reference_hour: hour,
   });
   const result = {
     kind: "diffusion",
@@ -143,7 +191,10 @@ test("an image model's alternatives are priced by the L40S-hour, never per milli
     summary: { recommended: "1x-a", best_per_mtok: "2x-a", fastest: "2x-a" },
   };
   const view = answerView(result, ctx);
-  assert.equal(view.alt_best_per_mtok, "2 × Card A: $1,200/month ($700 more), $0.70 per L40S-hour, relative speed ×2.50");
+  assert.equal(
+    view.alt_best_per_mtok,
+    "2 × Card A: $1,200/month ($700 more), $0.70 per L40S-hour, relative speed ×2.50",
+  );
   assert.ok(!view.alt_fastest.includes("per million"));
   assert.equal(view.alt_best_per_mtok_label, "Best price per L40S-hour");
   assert.equal(answerView({ ...result, kind: "llm" }, ctx).alt_best_per_mtok_label, "Best price per million tokens");

@@ -5,7 +5,14 @@ import { test } from "node:test";
 import { chartSvg } from "../../overrides/assets/javascripts/configurator/chart.js";
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
 
-const t = { chart_title: "Title", chart_x: "Speed", chart_y: "Price per million", chart_x_diffusion: "Rel", chart_y_diffusion: "Hour", chart_title_diffusion: "Hour title" };
+const t = {
+  chart_title: "Title",
+  chart_x: "Speed",
+  chart_y: "Price per million",
+  chart_x_diffusion: "Rel",
+  chart_y_diffusion: "Hour",
+  chart_title_diffusion: "Hour title",
+};
 const f = formatters("en");
 const points = [
   { node: "2x-a", name: "2 × A", x: 10, y: 5 },
@@ -41,8 +48,13 @@ test("a faster node is further right and a cheaper one lower", () => {
 // The labels' boxes as drawn (x, y, anchor and text of each label), at a width per character
 // wider than any glyph of the chart's 13 px bold text averages.
 function labelBoxes(svg) {
-  const viewBox = svg.match(/viewBox="0 0 (\d+) (\d+)"/).slice(1).map(Number);
-  const boxes = [...svg.matchAll(/<text class="point-label" x="([\d.-]+)" y="([\d.-]+)"(?: text-anchor="(\w+)")?>([^<]*)<\/text>/g)].map((m) => {
+  const viewBox = svg
+    .match(/viewBox="0 0 (\d+) (\d+)"/)
+    .slice(1)
+    .map(Number);
+  const boxes = [
+    ...svg.matchAll(/<text class="point-label" x="([\d.-]+)" y="([\d.-]+)"(?: text-anchor="(\w+)")?>([^<]*)<\/text>/g),
+  ].map((m) => {
     const [x, y, anchor = "start", text] = [Number(m[1]), Number(m[2]), m[3], m[4]];
     const w = Array.from(text.replace(/&amp;/g, "&")).length * 7.5;
     const x1 = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
@@ -66,14 +78,21 @@ for (const width of [390, 640, 1200]) {
     const { viewBox, boxes } = labelBoxes(svg);
     assert.ok(boxes.length >= 3, svg);
     for (const [i, a] of boxes.entries()) {
-      assert.ok(a.x1 >= 0 && a.x2 <= viewBox[0] && a.y1 >= 0 && a.y2 <= viewBox[1], `${a.text} leaves the chart at ${width}`);
+      assert.ok(
+        a.x1 >= 0 && a.x2 <= viewBox[0] && a.y1 >= 0 && a.y2 <= viewBox[1],
+        `${a.text} leaves the chart at ${width}`,
+      );
       for (const b of boxes.slice(i + 1)) {
         const apart = a.x2 <= b.x1 || b.x2 <= a.x1 || a.y2 <= b.y1 || b.y2 <= a.y1;
         assert.ok(apart, `${a.text} overlaps ${b.text} at ${width}`);
       }
     }
     // Every marked node is named with its mark, in the plot or in the legend under it.
-    for (const mark of Object.values(marks)) assert.ok(boxes.some((b) => b.text.endsWith(`(${mark})`)), mark);
+    for (const mark of Object.values(marks))
+      assert.ok(
+        boxes.some((b) => b.text.endsWith(`(${mark})`)),
+        mark,
+      );
   });
 }
 

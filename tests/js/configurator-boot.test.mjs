@@ -6,7 +6,10 @@ import fs from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
-const SCRIPT = fs.readFileSync(new URL("../../overrides/assets/javascripts/configurator-boot.js", import.meta.url), "utf8");
+const SCRIPT = fs.readFileSync(
+  new URL("../../overrides/assets/javascripts/configurator-boot.js", import.meta.url),
+  "utf8",
+);
 
 // Objects made inside the script's context have that context's prototypes: compared as JSON.
 const plain = (value) => JSON.parse(JSON.stringify(value));
@@ -27,7 +30,9 @@ function page({ widget = true, early = null, paintTiming = "observed" } = {}) {
     }
   }
   // What the browser has reported so far, as `performance` and an observer's list read it.
-  const reported = { getEntriesByName: (name) => (shown && name === "first-contentful-paint" ? [{ name, startTime: 12 }] : []) };
+  const reported = {
+    getEntriesByName: (name) => (shown && name === "first-contentful-paint" ? [{ name, startTime: 12 }] : []),
+  };
   class FakeObserver {
     static supportedEntryTypes = ["paint", "mark"];
     constructor(callback) {
@@ -59,9 +64,7 @@ function page({ widget = true, early = null, paintTiming = "observed" } = {}) {
     MessageChannel: FakeChannel,
     requestAnimationFrame: (callback) => frames.push(callback),
     setTimeout: (callback, ms) => timers.push({ callback, ms }),
-    ...(paintTiming === "none"
-      ? {}
-      : { performance: reported, PerformanceObserver: FakeObserver }),
+    ...(paintTiming === "none" ? {} : { performance: reported, PerformanceObserver: FakeObserver }),
   };
   const document = {
     querySelector: (selector) => (widget && selector === "[data-configurator]:not([data-compact])" ? root : null),

@@ -6,7 +6,10 @@ import fs from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
-const SCRIPT = fs.readFileSync(new URL("../../overrides/assets/javascripts/configurator-early.js", import.meta.url), "utf8");
+const SCRIPT = fs.readFileSync(
+  new URL("../../overrides/assets/javascripts/configurator-early.js", import.meta.url),
+  "utf8",
+);
 const SRC = "https://example.test/fr/assets/javascripts/configurator-early.js";
 
 function page({ workerThrows = false, dataset = { root: "../", locale: "fr" } } = {}) {

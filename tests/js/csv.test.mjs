@@ -3,7 +3,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { csvColumns, csvFile, csvName, csvNumber, quote, separatorFor } from "../../overrides/assets/javascripts/configurator/csv.js";
+import {
+  csvColumns,
+  csvFile,
+  csvName,
+  csvNumber,
+  quote,
+  separatorFor,
+} from "../../overrides/assets/javascripts/configurator/csv.js";
 
 const t = {
   node_name: "{count} × {gpu}",
@@ -16,17 +23,49 @@ const t = {
   text_encoders_card: "on the card",
   text_encoders_cpu: "on the CPU",
 };
-for (const key of ["node", "name", "verdict", "price_month", "per_mtok", "per_mtok_out", "per_user", "ttft", "memory", "capacity", "total", "best_per_mtok", "best_users", "max_users", "reason"]) {
+for (const key of [
+  "node",
+  "name",
+  "verdict",
+  "price_month",
+  "per_mtok",
+  "per_mtok_out",
+  "per_user",
+  "ttft",
+  "memory",
+  "capacity",
+  "total",
+  "best_per_mtok",
+  "best_users",
+  "max_users",
+  "reason",
+]) {
   t[`csv_${key}`] = `H ${key}`;
 }
 t.csv_per_user = "Speed per user (tok/s)";
 t.csv_per_user_diffusion = "Relative speed (× L40S)";
 const gpuNames = { h100: "H100" };
 const row = (over) => ({
-  node: "1x-h100", gpu: "h100", count: 1, verdict: "single", cards_used: 1, price_month_usd: 2190.4, usd_per_million_tokens_workload: 1.234,
-  usd_per_million_output_tokens: 8.277866242621522, decode_tok_s_per_user: 15.349, ttft_s: 0.904, need_gb: 70.55, capacity_gb: 80,
-  decode_tok_s_total: 122.79, best_usd_per_million_output_tokens: 0.515, best_concurrency: 64, max_users_at_target: 13,
-  meets_target: true, recommended: true, reason_text: "Fits, with room; \"quoted\"", ...over,
+  node: "1x-h100",
+  gpu: "h100",
+  count: 1,
+  verdict: "single",
+  cards_used: 1,
+  price_month_usd: 2190.4,
+  usd_per_million_tokens_workload: 1.234,
+  usd_per_million_output_tokens: 8.277866242621522,
+  decode_tok_s_per_user: 15.349,
+  ttft_s: 0.904,
+  need_gb: 70.55,
+  capacity_gb: 80,
+  decode_tok_s_total: 122.79,
+  best_usd_per_million_output_tokens: 0.515,
+  best_concurrency: 64,
+  max_users_at_target: 13,
+  meets_target: true,
+  recommended: true,
+  reason_text: 'Fits, with room; "quoted"',
+  ...over,
 });
 
 test("each locale's separator: a comma's locale takes semicolons", () => {
@@ -51,8 +90,27 @@ test("a cell holding the separator, a quote or a line break is quoted", () => {
 });
 
 test("the file: the question's lines, an empty line, the header, then the rows in the order given", () => {
-  const rows = [row(), row({ node: "2x-h100", count: 2, verdict: "split", cards_used: 2, tensor_parallel: 2, pipeline_parallel: 1, recommended: false, meets_target: false })];
-  const text = csvFile({ lead: ["The question asked: Llama in BF16", "https://example.test/?v=1"], rows, t, kind: "llm", gpuNames, locale: "fr" });
+  const rows = [
+    row(),
+    row({
+      node: "2x-h100",
+      count: 2,
+      verdict: "split",
+      cards_used: 2,
+      tensor_parallel: 2,
+      pipeline_parallel: 1,
+      recommended: false,
+      meets_target: false,
+    }),
+  ];
+  const text = csvFile({
+    lead: ["The question asked: Llama in BF16", "https://example.test/?v=1"],
+    rows,
+    t,
+    kind: "llm",
+    gpuNames,
+    locale: "fr",
+  });
   assert.ok(text.startsWith("\ufeff"), "a byte-order mark for spreadsheets");
   const lines = text.slice(1).split("\r\n");
   assert.equal(lines[0], "The question asked: Llama in BF16");
@@ -78,23 +136,54 @@ test("the file: the question's lines, an empty line, the header, then the rows i
 });
 
 test("a node that does not fit has no speed, price per token or users", () => {
-  const text = csvFile({ rows: [row({ verdict: "none", recommended: false, decode_tok_s_per_user: null, usd_per_million_tokens_workload: null })], t, kind: "llm", gpuNames, locale: "en" });
-  const [header, line] = text.slice(1).trim().split("\r\n").map((l) => l.split(","));
+  const text = csvFile({
+    rows: [
+      row({ verdict: "none", recommended: false, decode_tok_s_per_user: null, usd_per_million_tokens_workload: null }),
+    ],
+    t,
+    kind: "llm",
+    gpuNames,
+    locale: "en",
+  });
+  const [header, line] = text
+    .slice(1)
+    .trim()
+    .split("\r\n")
+    .map((l) => l.split(","));
   assert.equal(line[header.indexOf("Speed per user (tok/s)")], "");
   assert.equal(line[header.indexOf("H max_users")], "");
   assert.equal(line[header.indexOf("H price_month")], "2190");
 });
 
 test("an image model's file names its own columns", () => {
-  const text = csvFile({ rows: [row({ relative_speed: 1.956, usd_per_reference_hour: 1.5, offload_text_encoders: false })], t, kind: "diffusion", gpuNames, locale: "en" });
-  const [header, line] = text.slice(1).trim().split("\r\n").map((l) => l.split(","));
+  const text = csvFile({
+    rows: [row({ relative_speed: 1.956, usd_per_reference_hour: 1.5, offload_text_encoders: false })],
+    t,
+    kind: "diffusion",
+    gpuNames,
+    locale: "en",
+  });
+  const [header, line] = text
+    .slice(1)
+    .trim()
+    .split("\r\n")
+    .map((l) => l.split(","));
   assert.equal(line[header.indexOf("Relative speed (× L40S)")], "1.96");
   assert.equal(line[header.indexOf("H total")], "on the card");
   assert.ok(!header.includes("H best_users"));
 });
 
 test("the file's name carries the model, the format and the workload", () => {
-  assert.equal(csvName("configurator", { model: "llama-3.3-70b", format: "bf16", context: 8192, concurrency: 20 }), "configurator-llama-3.3-70b-bf16-ctx8192-users20.csv");
-  assert.equal(csvName("configurateur", { format: "bf16", context: 4096, concurrency: 1 }), "configurateur-custom-bf16-ctx4096-users1.csv");
-  assert.equal(csvName("configurator", { model: "flux.1-dev", format: "bf16", diffusion: true, context: 1, concurrency: 1 }), "configurator-flux.1-dev-bf16.csv");
+  assert.equal(
+    csvName("configurator", { model: "llama-3.3-70b", format: "bf16", context: 8192, concurrency: 20 }),
+    "configurator-llama-3.3-70b-bf16-ctx8192-users20.csv",
+  );
+  assert.equal(
+    csvName("configurateur", { format: "bf16", context: 4096, concurrency: 1 }),
+    "configurateur-custom-bf16-ctx4096-users1.csv",
+  );
+  assert.equal(
+    csvName("configurator", { model: "flux.1-dev", format: "bf16", diffusion: true, context: 1, concurrency: 1 }),
+    "configurator-flux.1-dev-bf16.csv",
+  );
 });

@@ -5,7 +5,8 @@ import { test } from "node:test";
 import { escapeHtml, fill, formatters, users } from "../../overrides/assets/javascripts/configurator/format.js";
 
 test("French groups digits with a narrow no-break space and a decimal comma; English with commas", () => {
-  const fr = formatters("fr"), en = formatters("en");
+  const fr = formatters("fr"),
+    en = formatters("en");
   assert.equal(fr.number(8192, 0), "8\u202f192");
   assert.equal(en.number(8192, 0), "8,192");
   assert.equal(fr.number(0.5, 2), "0,50");
@@ -26,11 +27,15 @@ test("one user and several users read differently", () => {
 });
 
 test("markup characters are escaped", () => {
-  assert.equal(escapeHtml(`<img src=x onerror="a('1')">&`), "&lt;img src=x onerror=&quot;a(&#x27;1&#x27;)&quot;&gt;&amp;");
+  assert.equal(
+    escapeHtml(`<img src=x onerror="a('1')">&`),
+    "&lt;img src=x onerror=&quot;a(&#x27;1&#x27;)&quot;&gt;&amp;",
+  );
 });
 
 test("a figure the reader set keeps the decimals it has, no more (up to two)", () => {
-  const fr = formatters("fr"), en = formatters("en");
+  const fr = formatters("fr"),
+    en = formatters("en");
   assert.equal(en.brief(12.5), "12.5");
   assert.equal(en.brief(2), "2");
   assert.equal(fr.brief(0.45), "0,45");

@@ -30,7 +30,11 @@ test("a config holding more values than the limit is refused", () => {
 
 test("1e400 is refused by name, never sent as null", () => {
   const config = JSON.parse('{"num_attention_heads": 64, "num_key_value_heads": 1e400}');
-  assert.deepEqual(customProblem(config, 32, 1000), { code: "custom_not_finite", key: "num_key_value_heads", value: "Infinity" });
+  assert.deepEqual(customProblem(config, 32, 1000), {
+    code: "custom_not_finite",
+    key: "num_key_value_heads",
+    value: "Infinity",
+  });
   assert.equal(customProblem(JSON.parse('{"a": [1, -1e400]}'), 32, 1000).key, "a");
   assert.equal(customProblem({ hidden_size: 8192, rope_scaling: { factor: 8.0 } }, 32, 1000), null);
 });

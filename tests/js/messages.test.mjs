@@ -16,14 +16,28 @@ const t = {
 const f = formatters("fr");
 
 test("a code becomes the page's sentence, its numbers in the page's locale", () => {
-  const out = { ok: false, error: "context 2000000 exceeds …", code: "context_too_long", params: { context: 2000000, maximum: 131072, model: "Llama 3.3 70B" } };
-  assert.equal(engineMessage(out, t, f), "Un contexte de 2\u202f000\u202f000 tokens dépasse le maximum de Llama 3.3 70B (131\u202f072 tokens).");
+  const out = {
+    ok: false,
+    error: "context 2000000 exceeds …",
+    code: "context_too_long",
+    params: { context: 2000000, maximum: 131072, model: "Llama 3.3 70B" },
+  };
+  assert.equal(
+    engineMessage(out, t, f),
+    "Un contexte de 2\u202f000\u202f000 tokens dépasse le maximum de Llama 3.3 70B (131\u202f072 tokens).",
+  );
   assert.equal(fieldFor(out, {}), "context");
 });
 
 test("missing totals are named by their fields' labels; a config.json key stays as written", () => {
-  assert.equal(engineMessage({ code: "missing_totals", params: { fields: ["total", "layers"] } }, t, f), "Il manque : Paramètres totaux (milliards), Couches.");
-  assert.equal(engineMessage({ code: "config_missing", params: { key: "num_hidden_layers" } }, t, f), "Le config.json n’a pas de champ « num_hidden_layers ».");
+  assert.equal(
+    engineMessage({ code: "missing_totals", params: { fields: ["total", "layers"] } }, t, f),
+    "Il manque : Paramètres totaux (milliards), Couches.",
+  );
+  assert.equal(
+    engineMessage({ code: "config_missing", params: { key: "num_hidden_layers" } }, t, f),
+    "Le config.json n’a pas de champ « num_hidden_layers ».",
+  );
   assert.equal(fieldFor({ code: "config_missing" }, {}), "config");
   assert.equal(fieldFor({ code: "missing_totals" }, {}), "totals");
 });
@@ -38,7 +52,12 @@ test("a forced layout's refusal is said in the page's words, beside the layout; 
     err_layout_heads: "Un parallélisme tensoriel de {tp} ne divise pas les {heads} têtes d’attention.",
     err_memory_utilization_range: "La part doit aller de {minimum} à {maximum}.",
   };
-  const out = { ok: false, error: "layout refused: Tensor parallel 3 …", code: "layout_heads", params: { tp: 3, heads: 64 } };
+  const out = {
+    ok: false,
+    error: "layout refused: Tensor parallel 3 …",
+    code: "layout_heads",
+    params: { tp: 3, heads: 64 },
+  };
   assert.equal(engineMessage(out, words, f), "Un parallélisme tensoriel de 3 ne divise pas les 64 têtes d’attention.");
   assert.equal(fieldFor(out, {}), "layout");
   assert.equal(fieldFor({ code: "runtime_format" }, {}), "runtime");

@@ -9,10 +9,21 @@ test("the download fills the bar in proportion to its bytes, the later steps the
   const half = loadingShare({ state: "loading", step: 1, steps: 3, loaded: 50, total: 100 });
   const all = loadingShare({ state: "loading", step: 1, steps: 3, loaded: 100, total: 100 });
   const engine = loadingShare({ state: "loading", step: 3, steps: 3 });
-  assert.ok(start > 0 && start < half && half < all && all < engine && engine < 1, [start, half, all, engine].join(" "));
+  assert.ok(
+    start > 0 && start < half && half < all && all < engine && engine < 1,
+    [start, half, all, engine].join(" "),
+  );
   assert.equal(loadingShare({ state: "ready" }), 1);
-  assert.equal(loadingShare({ state: "loading", step: 1, steps: 3, loaded: 500, total: 100 }), all, "never past the download's share");
-  assert.equal(loadingShare({ state: "loading", step: 9, steps: 3 }), engine, "a step past the last counts as the last");
+  assert.equal(
+    loadingShare({ state: "loading", step: 1, steps: 3, loaded: 500, total: 100 }),
+    all,
+    "never past the download's share",
+  );
+  assert.equal(
+    loadingShare({ state: "loading", step: 9, steps: 3 }),
+    engine,
+    "a step past the last counts as the last",
+  );
 });
 
 test("the percentage is the locale's: French joins it to % with a no-break space", () => {

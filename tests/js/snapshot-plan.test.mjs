@@ -3,7 +3,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { engineKey, growFor, initialImage, place, snapshotPlan, unmask } from "../../overrides/assets/javascripts/snapshot-plan.js";
+import {
+  engineKey,
+  growFor,
+  initialImage,
+  place,
+  snapshotPlan,
+  unmask,
+} from "../../overrides/assets/javascripts/snapshot-plan.js";
 
 const HASH_A = "a".repeat(64);
 const HASH_B = "b".repeat(64);
@@ -67,7 +74,12 @@ test("no snapshot, another Pyodide or other engine files: the plain start", () =
 
 test("an entry without a well-formed file name or hash is not used", () => {
   const base = { offset: 0, bytes: 4, sha256: HASH_B, raw: [] };
-  const part = (over) => ({ sha256: HASH_C, bytes: 8, base, parts: [{ file: "snapshot-x.bin", sha256: HASH_A, bytes: 8, ...over }] });
+  const part = (over) => ({
+    sha256: HASH_C,
+    bytes: 8,
+    base,
+    parts: [{ file: "snapshot-x.bin", sha256: HASH_A, bytes: 8, ...over }],
+  });
   assert.equal(snapshotPlan(manifest({ snapshot: part({}) }), "314.0.7").use, true);
   assert.equal(snapshotPlan(manifest({ snapshot: part({ file: "../x.bin" }) }), "314.0.7").use, false);
   assert.equal(snapshotPlan(manifest({ snapshot: part({ sha256: "abc" }) }), "314.0.7").use, false);
@@ -91,12 +103,21 @@ test("parts that do not add up to the whole are not used", () => {
 
 test("a masked region that is not inside the heap, or whose raw ranges overlap, is not used", () => {
   const entry = manifest().snapshot.snapshot;
-  const withBase = (base) => snapshotPlan(manifest({ snapshot: { ...entry, base: { ...entry.base, ...base } } }), "314.0.7").use;
+  const withBase = (base) =>
+    snapshotPlan(manifest({ snapshot: { ...entry, base: { ...entry.base, ...base } } }), "314.0.7").use;
   assert.equal(withBase({}), true);
   assert.equal(withBase({ bytes: 24 }), false); // 4 + 24 > 24 bytes of heap
   assert.equal(withBase({ offset: 2 }), false); // not a whole word
   assert.equal(withBase({ sha256: "x" }), false);
-  assert.equal(withBase({ raw: [[4, 8], [6, 10]] }), false); // overlapping
+  assert.equal(
+    withBase({
+      raw: [
+        [4, 8],
+        [6, 10],
+      ],
+    }),
+    false,
+  ); // overlapping
   assert.equal(withBase({ raw: [[8, 4]] }), false); // backwards
   assert.equal(withBase({ raw: [[8, 16]] }), false); // past the region
   assert.equal(withBase({ raw: undefined }), false);
@@ -107,7 +128,9 @@ test("unmask gives back the heap: masked blocks from the runtime's memory, raw o
   // A heap of a 4-byte header and a 12-byte region, then 4 more bytes: the region's first and
   // last words unchanged since the runtime started (masked), its middle word changed (raw).
   const memory = Uint8Array.from([1, 2, 3, 4, 9, 9, 9, 9, 5, 6, 7, 8, 42]);
-  const heap = Uint8Array.from([0xaa, 0xbb, 0xcc, 0xdd, 1, 2, 3, 4, 10, 11, 12, 13, 5, 6, 7, 8, 0xee, 0xee, 0xee, 0xee]);
+  const heap = Uint8Array.from([
+    0xaa, 0xbb, 0xcc, 0xdd, 1, 2, 3, 4, 10, 11, 12, 13, 5, 6, 7, 8, 0xee, 0xee, 0xee, 0xee,
+  ]);
   const base = { offset: 4, bytes: 12, raw: [[4, 8]] };
   const image = initialImage(memory, base);
   assert.deepEqual([...image], [1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8]);
@@ -131,14 +154,44 @@ test("without stored ranges the parts hold the whole heap; with them, only those
     return snapshotPlan(m, "314.0.7");
   };
   // The parts hold 16 + 8 bytes: ranges of 24 bytes in all, anywhere in a larger heap.
-  assert.deepEqual(sparse([[0, 16], [40, 48]]).snapshot.stored, [[0, 16], [40, 48]]);
-  assert.equal(sparse([[0, 16], [40, 48]]).use, true);
+  assert.deepEqual(
+    sparse([
+      [0, 16],
+      [40, 48],
+    ]).snapshot.stored,
+    [
+      [0, 16],
+      [40, 48],
+    ],
+  );
+  assert.equal(
+    sparse([
+      [0, 16],
+      [40, 48],
+    ]).use,
+    true,
+  );
   for (const bad of [
-    [[0, 16], [40, 52]], // 28 bytes: not what the parts hold
-    [[40, 48], [0, 16]], // not in order
-    [[0, 16], [8, 16]], // overlapping
-    [[0, 16], [60, 68]], // beyond the heap
-    [[0, 16], [41, 49]], // not whole 32-bit words
+    [
+      [0, 16],
+      [40, 52],
+    ], // 28 bytes: not what the parts hold
+    [
+      [40, 48],
+      [0, 16],
+    ], // not in order
+    [
+      [0, 16],
+      [8, 16],
+    ], // overlapping
+    [
+      [0, 16],
+      [60, 68],
+    ], // beyond the heap
+    [
+      [0, 16],
+      [41, 49],
+    ], // not whole 32-bit words
     [[0, 24, 1]],
     [],
     "0-24",
@@ -148,11 +201,19 @@ test("without stored ranges the parts hold the whole heap; with them, only those
 });
 
 test("place puts each stored byte where it was and leaves the rest zeros, part by part", () => {
-  const stored = [[4, 12], [20, 24], [28, 40]];
+  const stored = [
+    [4, 12],
+    [20, 24],
+    [28, 40],
+  ];
   const heap = new Uint8Array(44);
   const stream = Uint8Array.from({ length: 24 }, (_, i) => i + 1);
   // Parts that cut across the ranges' ends, placed in any order.
-  const cuts = [[12, 24], [0, 5], [5, 12]];
+  const cuts = [
+    [12, 24],
+    [0, 5],
+    [5, 12],
+  ];
   for (const [from, to] of cuts) place(heap, stored, from, stream.subarray(from, to));
   const want = new Uint8Array(44);
   let at = 0;

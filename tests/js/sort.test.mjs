@@ -2,7 +2,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { compareRows, nextSort, positionsToMove, sortValue } from "../../overrides/assets/javascripts/configurator/sort.js";
+import {
+  compareRows,
+  nextSort,
+  positionsToMove,
+  sortValue,
+} from "../../overrides/assets/javascripts/configurator/sort.js";
 
 const sorted = (rows, dir, locale = "en") => [...rows].sort((a, b) => compareRows(a, b, dir, locale)).map((r) => r.id);
 
@@ -76,7 +81,9 @@ test("reordering moves only the rows out of place, and ends in order", () => {
   assert.deepEqual(reorder([]), { moved: 0, list: [] });
   // Every permutation of six rows ends in order, moving as few as its longest ordered run allows.
   const permutations = (items) =>
-    items.length <= 1 ? [items] : items.flatMap((x, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((p) => [x, ...p]));
+    items.length <= 1
+      ? [items]
+      : items.flatMap((x, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((p) => [x, ...p]));
   const longestRun = (p) => {
     const best = p.map(() => 1);
     for (const [i, x] of p.entries()) {

@@ -2,10 +2,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { decimalIn, decodeCustom, encodeCustom, queryFor, sameWorkload, wholeIn } from "../../overrides/assets/javascripts/configurator/state.js";
+import {
+  decimalIn,
+  decodeCustom,
+  encodeCustom,
+  queryFor,
+  sameWorkload,
+  wholeIn,
+} from "../../overrides/assets/javascripts/configurator/state.js";
 
 test("a request becomes a versioned query and only names the options it sets", () => {
-  const query = new URLSearchParams(queryFor({ model: "llama-3.3-70b", format: "bf16", context: 8192, concurrency: 20 }));
+  const query = new URLSearchParams(
+    queryFor({ model: "llama-3.3-70b", format: "bf16", context: 8192, concurrency: 20 }),
+  );
   assert.equal(query.get("v"), "1");
   assert.equal(query.get("context"), "8192");
   assert.equal(query.get("concurrency"), "20");
@@ -34,10 +43,22 @@ test("a field's value is a whole number within the input's own min and max", () 
 
 test("an answer belongs to a request only when the whole workload matches", () => {
   const request = { model: "llama-3.3-70b", format: "bf16", context: 8192, concurrency: 20 };
-  assert.equal(sameWorkload({ model: "llama-3.3-70b", format: "bf16", context: "8192", concurrency: "20" }, request), true);
-  assert.equal(sameWorkload({ model: "llama-3.3-70b", format: "bf16", context: "4096", concurrency: "20" }, request), false);
-  assert.equal(sameWorkload({ model: "llama-3.3-70b", format: "bf16", context: "8192", concurrency: "1" }, request), false);
-  assert.equal(sameWorkload({ model: "llama-3.3-70b", format: "fp8", context: "8192", concurrency: "20" }, request), false);
+  assert.equal(
+    sameWorkload({ model: "llama-3.3-70b", format: "bf16", context: "8192", concurrency: "20" }, request),
+    true,
+  );
+  assert.equal(
+    sameWorkload({ model: "llama-3.3-70b", format: "bf16", context: "4096", concurrency: "20" }, request),
+    false,
+  );
+  assert.equal(
+    sameWorkload({ model: "llama-3.3-70b", format: "bf16", context: "8192", concurrency: "1" }, request),
+    false,
+  );
+  assert.equal(
+    sameWorkload({ model: "llama-3.3-70b", format: "fp8", context: "8192", concurrency: "20" }, request),
+    false,
+  );
   assert.equal(sameWorkload(null, request), false);
 });
 

@@ -30,10 +30,26 @@ const t = {
 };
 const f = formatters("en");
 const row = {
-  node: "1x-a", gpu: "a", count: 1, verdict: "single", cards_used: 1, link_class: "one-card",
-  price_month_usd: 1000, usd_per_million_output_tokens: 2.5, decode_tok_s_per_user: 40.25, ttft_s: 0.3,
-  decode_tok_s_total: 40.25, best_usd_per_million_output_tokens: 1.5, best_concurrency: 8, max_concurrency: 12,
-  need_gb: 30.5, weights_gb: 20, kv_gb: 5, reserve_gb: 5.5, capacity_gb: 80, reason_text: "Fits.",
+  node: "1x-a",
+  gpu: "a",
+  count: 1,
+  verdict: "single",
+  cards_used: 1,
+  link_class: "one-card",
+  price_month_usd: 1000,
+  usd_per_million_output_tokens: 2.5,
+  decode_tok_s_per_user: 40.25,
+  ttft_s: 0.3,
+  decode_tok_s_total: 40.25,
+  best_usd_per_million_output_tokens: 1.5,
+  best_concurrency: 8,
+  max_concurrency: 12,
+  need_gb: 30.5,
+  weights_gb: 20,
+  kv_gb: 5,
+  reserve_gb: 5.5,
+  capacity_gb: 80,
+  reason_text: "Fits.",
 };
 const col = (id, sort, key = null, key_diffusion = null) => ({ id, sort, key, key_diffusion });
 
@@ -61,16 +77,26 @@ test("a row's cells and sort values follow the list it is given, in its order", 
 });
 
 test("each figure is named by its column for the card a phone shows, the reason sits under the verdict", () => {
-  const columns = [col("node", "text"), col("verdict", "text"), col("per_user", "number", "decode_tok_s_per_user", "relative_speed")];
+  const columns = [
+    col("node", "text"),
+    col("verdict", "text"),
+    col("per_user", "number", "decode_tok_s_per_user", "relative_speed"),
+  ];
   const html = rowHtml(row, "llm", 0, t, f, { a: "Card A" }, columns);
   assert.match(html, /<td class="num" data-label="Per user \(tok\/s\)">40.3<\/td>/);
-  assert.match(html, /aria-expanded="false" aria-controls="cfg-why-1x-a"[^>]*>Why\?<\/button><span class="verdict__reason" id="cfg-why-1x-a">Fits.<\/span>/);
+  assert.match(
+    html,
+    /aria-expanded="false" aria-controls="cfg-why-1x-a"[^>]*>Why\?<\/button><span class="verdict__reason" id="cfg-why-1x-a">Fits.<\/span>/,
+  );
   const image = rowHtml({ ...row, relative_speed: 0.5 }, "diffusion", 0, t, f, { a: "Card A" }, columns);
   assert.match(image, /data-label="Relative speed">×0.50</);
 });
 
 test("a column without a key for the model's kind carries no value", () => {
-  const columns = [col("ttft", "number", "ttft_s"), col("per_user", "number", "decode_tok_s_per_user", "relative_speed")];
+  const columns = [
+    col("ttft", "number", "ttft_s"),
+    col("per_user", "number", "decode_tok_s_per_user", "relative_speed"),
+  ];
   const data = rowData({ ...row, relative_speed: 0.5 }, "diffusion", 0, columns);
   assert.equal(data.vTtft, "");
   assert.equal(data.vPerUser, "0.5");
@@ -78,7 +104,8 @@ test("a column without a key for the model's kind carries no value", () => {
 
 test("a row's look follows whether it fits, not how (its data-shown)", () => {
   const columns = [col("node", "text")];
-  const shown = (verdict) => rowHtml({ ...row, verdict }, "llm", 0, t, f, { a: "Card A" }, columns).match(/data-shown="([^"]*)"/)[1];
+  const shown = (verdict) =>
+    rowHtml({ ...row, verdict }, "llm", 0, t, f, { a: "Card A" }, columns).match(/data-shown="([^"]*)"/)[1];
   assert.equal(shown("single"), "fits");
   assert.equal(shown("split"), "fits");
   assert.equal(shown("none"), "none");
@@ -101,7 +128,15 @@ test("an image model's columns carry their own help, and none where they have no
   assert.equal(columnHelp(labels, "best_per_mtok", "diffusion"), "");
   const f = formatters("en");
   const words = { ...t, text_encoders_card: "on the card", text_encoders_cpu: "on the CPU" };
-  const row = { verdict: "single", price_month_usd: 500, usd_per_reference_hour: 0.8, relative_speed: 1.5, offload_text_encoders: true, count: 4, reason_text: "" };
+  const row = {
+    verdict: "single",
+    price_month_usd: 500,
+    usd_per_reference_hour: 0.8,
+    relative_speed: 1.5,
+    offload_text_encoders: true,
+    count: 4,
+    reason_text: "",
+  };
   const texts = rowTexts(row, "diffusion", words, f);
   assert.equal(texts.total, "on the CPU");
   assert.equal(texts.ttft, "4");

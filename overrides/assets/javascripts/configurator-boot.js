@@ -7,7 +7,7 @@
 // Where the head's script did not start a worker, there is nothing to say: engine-client.js
 // starts one when configurator.js starts the engine.
 // tests/js/configurator-boot.test.mjs runs it in Node on a stand-in window.
-(function (win, doc) {
+((win, doc) => {
   "use strict";
   var root = doc.querySelector("[data-configurator]:not([data-compact])");
   var boot = win.configuratorBoot;
@@ -33,24 +33,24 @@
         callback();
       }
     }
-    win.requestAnimationFrame(function () {
+    win.requestAnimationFrame(() => {
       var channel = new win.MessageChannel();
-      channel.port1.onmessage = function () {
+      channel.port1.onmessage = () => {
         var perf = win.performance;
         var Observer = win.PerformanceObserver;
-        var types = (Observer && Observer.supportedEntryTypes) || [];
-        if (!perf || !perf.getEntriesByName || types.indexOf("paint") < 0 || perf.getEntriesByName(FCP).length) {
+        var types = Observer?.supportedEntryTypes || [];
+        if (!perf?.getEntriesByName || types.indexOf("paint") < 0 || perf.getEntriesByName(FCP).length) {
           once();
           return;
         }
-        var observer = new Observer(function (list) {
+        var observer = new Observer((list) => {
           if (list.getEntriesByName(FCP).length) {
             observer.disconnect();
             once();
           }
         });
         observer.observe({ type: "paint", buffered: true });
-        win.setTimeout(function () {
+        win.setTimeout(() => {
           observer.disconnect();
           once();
         }, FCP_WAIT_MS);
@@ -59,7 +59,7 @@
     });
   }
   boot.going = true; // engine-client.js, which adopts the worker, then leaves "go" to this script
-  onScreen(function () {
+  onScreen(() => {
     boot.worker.postMessage({ type: "go", warm: warm });
   });
 })(window, document);

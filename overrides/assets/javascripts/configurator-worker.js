@@ -40,8 +40,11 @@ function fetchEngineFiles(shared, manifest) {
   const { package: packageName, files } = manifest;
   return Promise.all(
     Object.entries(files).map(async ([name, expected]) => {
-      const bytes = new Uint8Array(await (await fetchOk(new URL(`engine/${packageName}/${name}`, shared))).arrayBuffer());
-      if ((await sha256(bytes)) !== expected) throw new Error(`engine file ${name} does not match the build's manifest`);
+      const bytes = new Uint8Array(
+        await (await fetchOk(new URL(`engine/${packageName}/${name}`, shared))).arrayBuffer(),
+      );
+      if ((await sha256(bytes)) !== expected)
+        throw new Error(`engine file ${name} does not match the build's manifest`);
       return [name, bytes];
     }),
   );
@@ -86,7 +89,11 @@ function progressReporter(total) {
 // a part not in the HTTP cache fails both.
 function fetchSnapshot(shared, plan, heap, options) {
   let at = 0;
-  const offsets = plan.snapshot.parts.map((part) => (at += part.bytes) - part.bytes);
+  const offsets = plan.snapshot.parts.map((part) => {
+    const offset = at;
+    at += part.bytes;
+    return offset;
+  });
   const responses = plan.snapshot.parts.map((part) => fetchOk(new URL(`engine/${part.path}`, shared), options));
   const onBytes = progressReporter(at);
   const filled = Promise.all(
@@ -126,13 +133,16 @@ async function restore(loadPyodide, pyodideRoot, shared, plan, early, factory) {
       // Instantiated, before the heap is copied over its memory: the snapshot's masked region is
       // XORed back with that memory (snapshot-plan.js), once it is checked to be the build's.
       createPyodideModule: async (settings) => {
-        const made = factory.then((create) => create(settings)).then((module) => {
-          mark("worker-runtime-made"); // the wasm compiled and instantiated, its runtime set up
-          return module;
-        });
+        const made = factory
+          .then((create) => create(settings))
+          .then((module) => {
+            mark("worker-runtime-made"); // the wasm compiled and instantiated, its runtime set up
+            return module;
+          });
         const [module] = await Promise.all([made, filled]);
         const image = plans.initialImage(module.HEAPU8, base);
-        if ((await sha256(image)) !== base.sha256) throw new Error("the runtime's initial memory is not the one the snapshot was masked with");
+        if ((await sha256(image)) !== base.sha256)
+          throw new Error("the runtime's initial memory is not the one the snapshot was masked with");
         plans.unmask(heap, base, image);
         plans.growFor(module, heap.length - base.offset);
         return module;
@@ -143,7 +153,9 @@ async function restore(loadPyodide, pyodideRoot, shared, plan, early, factory) {
     if (held !== plan.engine) throw new Error("the snapshot holds other engine files than the manifest's");
     return pyodide;
   } catch (error) {
-    console.warn(`Pyodide snapshot not used (${String(error && error.message ? error.message : error).split("\n")[0]}): starting plainly`);
+    console.warn(
+      `Pyodide snapshot not used (${String(error?.message ? error.message : error).split("\n")[0]}): starting plainly`,
+    );
     return null;
   }
 }
@@ -163,7 +175,10 @@ async function cachedSnapshot(shared, manifest, version) {
     const built = await manifest;
     const plan = plans.snapshotPlan(built, version || built.pyodide);
     if (!plan.use) return null;
-    const early = fetchSnapshot(shared, plan, new Uint8Array(plan.snapshot.bytes), { cache: "only-if-cached", mode: "same-origin" });
+    const early = fetchSnapshot(shared, plan, new Uint8Array(plan.snapshot.bytes), {
+      cache: "only-if-cached",
+      mode: "same-origin",
+    });
     await early.arrived;
     return early;
   } catch {
@@ -195,22 +210,30 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
   const built = await manifest;
   mark("worker-manifest");
   if (built.pyodide !== pyodideVersion) {
-    throw new Error(`this page expects Pyodide ${pyodideVersion}, the site's engine was built for ${built.pyodide}: reload the page`);
+    throw new Error(
+      `this page expects Pyodide ${pyodideVersion}, the site's engine was built for ${built.pyodide}: reload the page`,
+    );
   }
   const plan = plans.snapshotPlan(built, pyodideVersion);
   // Pyodide's own module, imported beside pyodide.mjs when the snapshot is restored (loadPyodide
   // would import it only once called).
-  const factory = plan.use ? import(new URL("pyodide.asm.mjs", pyodideRoot).href).then((module) => module.default) : null;
+  const factory = plan.use
+    ? import(new URL("pyodide.asm.mjs", pyodideRoot).href).then((module) => module.default)
+    : null;
   if (factory) {
-    factory.then(() => mark("worker-pyodide-imported"), () => {});
+    factory.then(
+      () => mark("worker-pyodide-imported"),
+      () => {},
+    );
   }
   const { loadPyodide } = await pyodideModule;
   // The catalog is trusted only as the build wrote it: the manifest holds its hash too.
   const catalogText = fetchOk(new URL("engine/catalog.json", shared))
     .then((r) => r.arrayBuffer())
     .then(async (buffer) => {
-      const expected = (built.data || {})["catalog.json"];
-      if (!expected || (await sha256(buffer)) !== expected) throw new Error("engine/catalog.json does not match the build's manifest");
+      const expected = built.data?.["catalog.json"];
+      if (!expected || (await sha256(buffer)) !== expected)
+        throw new Error("engine/catalog.json does not match the build's manifest");
       return new TextDecoder().decode(buffer);
     });
   catalogText.catch(() => {});
@@ -220,8 +243,9 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
   const wordsText = fetchOk(new URL(`engine/${wordsName}`, shared))
     .then((r) => r.arrayBuffer())
     .then(async (buffer) => {
-      const expected = (built.data || {})[wordsName];
-      if (!expected || (await sha256(buffer)) !== expected) throw new Error(`engine/${wordsName} does not match the build's manifest`);
+      const expected = built.data?.[wordsName];
+      if (!expected || (await sha256(buffer)) !== expected)
+        throw new Error(`engine/${wordsName} does not match the build's manifest`);
       return new TextDecoder().decode(buffer);
     });
   wordsText.catch(() => {});
@@ -266,8 +290,12 @@ reason_digits = _session.digits
   const parts = numberFormat.formatToParts(1234567.5);
   const symbol = (type) => (parts.find((p) => p.type === type) || { value: "" }).value;
   const samples = [0, 0.05, 0.25, 0.35, 1.05, 2.675, 999.95, 1234.5, 12345.67, 1234567.25, 0.0001, 98765432.1];
-  pyodide.globals
-    .get("use_separators")(symbol("group"), symbol("decimal"), JSON.stringify(samples), JSON.stringify(samples.map(number)));
+  pyodide.globals.get("use_separators")(
+    symbol("group"),
+    symbol("decimal"),
+    JSON.stringify(samples),
+    JSON.stringify(samples.map(number)),
+  );
   const answerJson = pyodide.globals.get("answer_json");
   const checkJson = pyodide.globals.get("check_json");
   // The engine's reply stays the JSON string it wrote: the page parses it once, which costs
@@ -340,7 +368,14 @@ self.onmessage = async (event) => {
       post({ type: message.type, id: message.id, reply });
     } catch (error) {
       // An unexpected failure: say so without a traceback.
-      post({ type: message.type, id: message.id, ok: false, error: "internal", transient: true, detail: String(error).split("\n")[0].slice(0, 200) });
+      post({
+        type: message.type,
+        id: message.id,
+        ok: false,
+        error: "internal",
+        transient: true,
+        detail: String(error).split("\n")[0].slice(0, 200),
+      });
     }
   }
 };
@@ -349,7 +384,11 @@ async function start(message) {
   try {
     await init(message);
   } catch (error) {
-    post({ type: "status", state: "error", detail: String(error && error.message ? error.message : error).slice(0, 300) });
+    post({
+      type: "status",
+      state: "error",
+      detail: String(error?.message ? error.message : error).slice(0, 300),
+    });
   }
 }
 

@@ -4,19 +4,46 @@
 // computed with it). The pure parts live in ./configurator/ (formatting, state and URL, the
 // card's and the rows' texts, sorting, CSV), each with its tests under tests/js/.
 
-import { afterPaint, askEngine, engineStarted, engineState, fetchTrusted, onEngineStatus, startEngine } from "./engine-client.js";
-import { customProblem } from "./input-bounds.js";
-import { SUGGESTION_KEYS, announcement, answerView, nodeName, suggestionViews } from "./configurator/answer.js";
-import { csvFile, csvName } from "./configurator/csv.js";
-import { Live } from "./configurator/live.js";
-import { introText } from "./configurator/question.js";
-import { FILTERS, readView, viewParams } from "./configurator/view-state.js";
-import { fill, formatters } from "./configurator/format.js";
-import { engineMessage, fieldFor } from "./configurator/messages.js";
+import { announcement, answerView, nodeName, SUGGESTION_KEYS, suggestionViews } from "./configurator/answer.js";
 import { chartSvg } from "./configurator/chart.js";
+import { csvFile, csvName } from "./configurator/csv.js";
+import { fill, formatters } from "./configurator/format.js";
+import { Live } from "./configurator/live.js";
+import { engineMessage, fieldFor } from "./configurator/messages.js";
+import { introText } from "./configurator/question.js";
 import { compareRows, nextSort, positionsToMove, sortValue } from "./configurator/sort.js";
-import { OPTIONS, TARGET_FIELDS, URL_VERSION, decimalIn, decodeCustom, queryFor, wholeIn } from "./configurator/state.js";
-import { barHtml, barView, columnHelp, columnLabel, readColumns, rectsHtml, rowData, rowHtml, rowTexts, shownLook } from "./configurator/table.js";
+import {
+  decimalIn,
+  decodeCustom,
+  OPTIONS,
+  queryFor,
+  TARGET_FIELDS,
+  URL_VERSION,
+  wholeIn,
+} from "./configurator/state.js";
+import {
+  barHtml,
+  barView,
+  columnHelp,
+  columnLabel,
+  readColumns,
+  rectsHtml,
+  rowData,
+  rowHtml,
+  rowTexts,
+  shownLook,
+} from "./configurator/table.js";
+import { FILTERS, readView, viewParams } from "./configurator/view-state.js";
+import {
+  afterPaint,
+  askEngine,
+  engineStarted,
+  engineState,
+  fetchTrusted,
+  onEngineStatus,
+  startEngine,
+} from "./engine-client.js";
+import { customProblem } from "./input-bounds.js";
 
 const DEFAULT_SORT = { col: "price_month", dir: 1 };
 const DIM_MS = 200; // a pending answer dims after this long
@@ -61,7 +88,9 @@ class Configurator {
     this.customDepth = Number(root.dataset.customDepth) || 32;
     this.customLink = Number(root.dataset.customLink) || 32000;
     this.card = root.querySelector("[data-answer]");
-    this.slots = Object.fromEntries(Array.from(this.card.querySelectorAll("[data-slot]"), (el) => [el.dataset.slot, el]));
+    this.slots = Object.fromEntries(
+      Array.from(this.card.querySelectorAll("[data-slot]"), (el) => [el.dataset.slot, el]),
+    );
     this.foldButton = root.querySelector("[data-show-none]");
     this.showNone = false;
     this.formatNames = Object.fromEntries(Array.from(this.form.format.options, (o) => [o.value, o.textContent]));
@@ -78,7 +107,7 @@ class Configurator {
     this.rowsFromDom();
     root.querySelector("[data-controls]").hidden = false;
     // Controls that need this script are disabled in the build's HTML; they work from here on.
-    root.querySelectorAll("[data-needs-js]").forEach((el) => (el.disabled = false));
+    for (const el of root.querySelectorAll("[data-needs-js]")) el.disabled = false;
     this.bind();
     this.drawChart();
     onEngineStatus((message) => this.onStatus(message));
@@ -144,8 +173,18 @@ class Configurator {
     this.form.addEventListener("focusin", () => this.start(), { once: true });
     // A pasted config.json is answered below the fields: its answer is brought into view.
     this.form.config.addEventListener("paste", () => (this.revealAnswer = true));
-    this.root.querySelectorAll("[data-filter]").forEach((select) => select.addEventListener("change", () => (this.applyFilters(), this.writeUrl())));
-    this.root.querySelectorAll("[data-sort]").forEach((button) => button.addEventListener("click", () => (this.sortBy(button.dataset.sort), this.writeUrl())));
+    this.root.querySelectorAll("[data-filter]").forEach((select) => {
+      select.addEventListener("change", () => {
+        this.applyFilters();
+        this.writeUrl();
+      });
+    });
+    this.root.querySelectorAll("[data-sort]").forEach((button) => {
+      button.addEventListener("click", () => {
+        this.sortBy(button.dataset.sort);
+        this.writeUrl();
+      });
+    });
     this.root.querySelector("[data-copy-link]").addEventListener("click", () => this.copyLink());
     this.root.querySelector("[data-csv]").addEventListener("click", () => this.downloadCsv());
     // A row's reason unfolds under its verdict: the button says whether it is open.
@@ -163,7 +202,13 @@ class Configurator {
       const button = event.target.closest("[data-suggestion]");
       if (!button) return;
       // Each value it carries sets its field; an empty one leaves the field as it is.
-      const values = { format: "format", context: "context", concurrency: "concurrency", min_speed: "minSpeed", max_ttft: "maxTtft" };
+      const values = {
+        format: "format",
+        context: "context",
+        concurrency: "concurrency",
+        min_speed: "minSpeed",
+        max_ttft: "maxTtft",
+      };
       let first = null;
       for (const [name, key] of Object.entries(values)) {
         if (!button.dataset[key]) continue;
@@ -183,10 +228,20 @@ class Configurator {
     const version = params.get("v") || URL_VERSION;
     if (version !== URL_VERSION) return; // a future link: keep the default, which always answers
     const notes = [];
-    const offered = Object.fromEntries(FILTERS.map((name) => [name, Array.from(this.root.querySelector(`[data-filter="${name}"]`).options, (o) => o.value)]));
+    const offered = Object.fromEntries(
+      FILTERS.map((name) => [
+        name,
+        Array.from(this.root.querySelector(`[data-filter="${name}"]`).options, (o) => o.value),
+      ]),
+    );
     const view = readView(params, offered, this.columns);
-    for (const [name, value] of Object.entries(view.filters)) this.root.querySelector(`[data-filter="${name}"]`).value = value;
-    if (view.sort) (this.sort = view.sort), this.sortRows(), this.applyFilters();
+    for (const [name, value] of Object.entries(view.filters))
+      this.root.querySelector(`[data-filter="${name}"]`).value = value;
+    if (view.sort) {
+      this.sort = view.sort;
+      this.sortRows();
+      this.applyFilters();
+    }
     const model = params.get("model");
     if (model !== null) {
       if (this.catalogModels.has(model) || (model === "custom" && params.get("custom"))) this.form.model.value = model;
@@ -196,7 +251,8 @@ class Configurator {
     const format = params.get("format");
     if (format !== null) {
       if (this.catalogFormats.has(format)) this.form.format.value = format;
-      else notes.push(fill(this.t.fallback, { value: format, default: this.form.format.selectedOptions[0].textContent }));
+      else
+        notes.push(fill(this.t.fallback, { value: format, default: this.form.format.selectedOptions[0].textContent }));
     }
     for (const name of ["context", "concurrency", ...TARGET_FIELDS]) {
       if (params.get(name) !== null) this.form[name].value = params.get(name);
@@ -222,7 +278,7 @@ class Configurator {
           }
         }
       } catch (error) {
-        notes.push(error && error.note ? error.note : fill(this.t.bad_json, { detail: "custom" }));
+        notes.push(error?.note ? error.note : fill(this.t.bad_json, { detail: "custom" }));
         this.form.model.value = this.root.dataset.defaultModel; // the default always answers
       }
     }
@@ -238,11 +294,17 @@ class Configurator {
   }
 
   // The question asked last (`request`) and the table's view (filters, sort) in the address bar.
-  writeUrl(request = this.asked) {
-    if (this.compact || !(request = request || this.request())) return;
+  writeUrl(asked = this.asked) {
+    if (this.compact) return;
+    const request = asked || this.request();
+    if (!request) return;
     this.asked = request;
-    const filters = Object.fromEntries(FILTERS.map((name) => [name, this.root.querySelector(`[data-filter="${name}"]`).value]));
-    const view = viewParams(filters, this.sort, DEFAULT_SORT).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join("");
+    const filters = Object.fromEntries(
+      FILTERS.map((name) => [name, this.root.querySelector(`[data-filter="${name}"]`).value]),
+    );
+    const view = viewParams(filters, this.sort, DEFAULT_SORT)
+      .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
+      .join("");
     history.replaceState(null, "", `${location.pathname}?${queryFor(request, this.customLink)}${view}`);
   }
 
@@ -250,7 +312,7 @@ class Configurator {
     const slot = this.root.querySelector(`[data-error-for="${name}"]`);
     if (slot) slot.textContent = text || "";
     const field = this.form.elements[name];
-    if (field && field.setAttribute) field.setAttribute("aria-invalid", text ? "true" : "false");
+    if (field?.setAttribute) field.setAttribute("aria-invalid", text ? "true" : "false");
   }
 
   // An error stays until the next answer (a notice goes beside its button: Live.notice).
@@ -268,13 +330,17 @@ class Configurator {
     const diffusion = this.form.model.selectedOptions[0]?.parentElement?.dataset.kind === "diffusion";
     for (const name of ["context", "concurrency"]) {
       const input = this.form[name];
-      const min = Number(input.min), max = Number(input.max); // the form's own limits
+      const min = Number(input.min),
+        max = Number(input.max); // the form's own limits
       const value = wholeIn(input.value, min, max);
       if (value === null && diffusion) {
         this.fieldError(name, "");
         request[name] = Number(this.root.dataset[name === "context" ? "defaultContext" : "defaultConcurrency"]);
       } else if (value === null) {
-        this.fieldError(name, this.t.out_of_range.replace("{min}", this.f.number(min, 0)).replace("{max}", this.f.number(max, 0)));
+        this.fieldError(
+          name,
+          this.t.out_of_range.replace("{min}", this.f.number(min, 0)).replace("{max}", this.f.number(max, 0)),
+        );
         ok = false;
       } else {
         this.fieldError(name, "");
@@ -284,7 +350,8 @@ class Configurator {
     // Nor a target: its fields are ignored too.
     for (const name of diffusion ? [] : TARGET_FIELDS) {
       const input = this.form[name];
-      const min = Number(input.min), max = Number(input.max);
+      const min = Number(input.min),
+        max = Number(input.max);
       const value = decimalIn(input.value, min, max);
       if (value === null) {
         this.fieldError(name, fill(this.t.out_of_range_decimal, { min: this.f.brief(min), max: this.f.brief(max) }));
@@ -309,7 +376,8 @@ class Configurator {
     const layout = this.form.querySelector(".configurator__layout");
     if (layout.hidden !== diffusion) layout.hidden = diffusion;
     // A choice made there (a link may carry one) is never out of sight.
-    if (!layout.open && [...layout.querySelectorAll("select")].some((select) => select.selectedIndex > 0)) layout.open = true;
+    if (!layout.open && [...layout.querySelectorAll("select")].some((select) => select.selectedIndex > 0))
+      layout.open = true;
     for (const name of ["config", "totals", "runtime", "kv_cache", "layout"]) this.fieldError(name, "");
     if (model === "custom") {
       const text = this.form.config.value.trim();
@@ -318,7 +386,10 @@ class Configurator {
       } else if (text.length > this.customChars) {
         // Refused before it is parsed, sent or put in the address bar.
         const number = (n) => this.f.number(n, 0);
-        this.fieldError("config", fill(this.t.custom_too_big, { size: number(text.length), max: number(this.customChars) }));
+        this.fieldError(
+          "config",
+          fill(this.t.custom_too_big, { size: number(text.length), max: number(this.customChars) }),
+        );
         ok = false;
       } else if (text) {
         try {
@@ -341,7 +412,8 @@ class Configurator {
             this.fieldError("totals", fill(this.t.custom_not_finite, { key: this.t[key], value: raw.slice(0, 40) }));
             ok = false;
           }
-          totals[key] = raw === "" || !Number.isFinite(value) ? null : key === "total" || key === "active" ? value * 1e9 : value;
+          totals[key] =
+            raw === "" || !Number.isFinite(value) ? null : key === "total" || key === "active" ? value * 1e9 : value;
         }
         request.totals = totals;
       }
@@ -352,7 +424,9 @@ class Configurator {
   }
 
   hasCustomInput() {
-    return ["config", "total", "active", "layers", "kv_heads", "head_dim"].some((key) => this.form[key].value.trim() !== "");
+    return ["config", "total", "active", "layers", "kv_heads", "head_dim"].some(
+      (key) => this.form[key].value.trim() !== "",
+    );
   }
 
   isDefaultWorkload(request) {
@@ -437,7 +511,7 @@ class Configurator {
   // The card and the table say that they do not answer the fields yet: aria-busy, what is being
   // computed, and dimmed after a short delay (so that a quick answer neither flashes nor
   // restyles the whole table twice).
-  setPending(state, request) {
+  setPending(state, _request) {
     setIfChanged(this.card.dataset, "state", state);
     setAttr(this.card, "aria-busy", "true");
     setAttr(this.table, "aria-busy", "true");
@@ -563,7 +637,12 @@ class Configurator {
       });
       keyed.sort((a, b) => compareRows(a, b, dir, this.locale));
       // A reason a reader unfolded stays unfolded under its node, wherever the node goes.
-      const open = new Set(Array.from(this.tbody.querySelectorAll('[data-why][aria-expanded="true"]'), (b) => b.closest("tr").dataset.node));
+      const open = new Set(
+        Array.from(
+          this.tbody.querySelectorAll('[data-why][aria-expanded="true"]'),
+          (b) => b.closest("tr").dataset.node,
+        ),
+      );
       Array.from(this.tbody.rows).forEach((tr, position) => {
         const { r, data } = keyed[position];
         if (tr.dataset.node !== r.node) this.placeNode(tr, r, open.has(r.node));
@@ -572,7 +651,7 @@ class Configurator {
       this._rows = null; // the rows now show other nodes
       this.showSortState();
       this.applyFilters();
-      Array.from(this.tbody.rows).forEach((tr, position) => patch(tr, keyed[position].r, position));
+      for (const [position, tr] of Array.from(this.tbody.rows).entries()) patch(tr, keyed[position].r, position);
     } else if (sameNodes) {
       // A text column sorts on what the cells show: patched first, then the rows moved.
       const byNode = new Map(result.rows.map((r, i) => [r.node, [r, i]]));
@@ -584,9 +663,12 @@ class Configurator {
       }
       this.sortRows(datas);
       this.applyFilters();
-      Array.from(this.tbody.rows).forEach((tr, position) => patch(tr, byNode.get(tr.dataset.node)[0], position));
+      for (const [position, tr] of Array.from(this.tbody.rows).entries())
+        patch(tr, byNode.get(tr.dataset.node)[0], position);
     } else {
-      this.tbody.innerHTML = result.rows.map((r, i) => rowHtml(r, kind, i, this.t, this.f, this.gpuNames, this.columns)).join("\n");
+      this.tbody.innerHTML = result.rows
+        .map((r, i) => rowHtml(r, kind, i, this.t, this.f, this.gpuNames, this.columns))
+        .join("\n");
       this.watchRows();
       this.sortRows();
       this.applyFilters();
@@ -618,7 +700,12 @@ class Configurator {
       f: this.f,
       gpuNames: this.gpuNames,
       formatName: this.formatNames[request.format] || request.format,
-      workload: { context: request.context, concurrency: request.concurrency, min_speed: request.min_speed, max_ttft: request.max_ttft },
+      workload: {
+        context: request.context,
+        concurrency: request.concurrency,
+        min_speed: request.min_speed,
+        max_ttft: request.max_ttft,
+      },
     });
     const node = result.summary.recommended || "";
     const card = this.card;
@@ -645,7 +732,12 @@ class Configurator {
     this.live.answered(view, result, { t: this.t, f: this.f, gpuNames: this.gpuNames });
     card.querySelector('[data-slot-group="found"]').hidden = !node;
     card.querySelector('[data-slot-group="none"]').hidden = Boolean(node);
-    const suggestions = suggestionViews(result, { t: this.t, f: this.f, gpuNames: this.gpuNames, formatNames: this.formatNames });
+    const suggestions = suggestionViews(result, {
+      t: this.t,
+      f: this.f,
+      gpuNames: this.gpuNames,
+      formatNames: this.formatNames,
+    });
     const key = JSON.stringify(suggestions);
     if (this._suggestions !== key) {
       this._suggestions = key;
@@ -756,8 +848,11 @@ class Configurator {
     }
     setText(span, bar.text);
     const rects = svg.querySelectorAll("rect");
-    if (rects.length !== bar.rects.length || bar.rects.some((p, i) => rects[i].getAttribute("class") !== `bar__${p.name}`)) {
-      rects.forEach((rect) => rect.remove());
+    if (
+      rects.length !== bar.rects.length ||
+      bar.rects.some((p, i) => rects[i].getAttribute("class") !== `bar__${p.name}`)
+    ) {
+      for (const rect of rects) rect.remove();
       svg.insertAdjacentHTML("beforeend", rectsHtml(bar));
       return;
     }
@@ -769,7 +864,9 @@ class Configurator {
 
   get gpuNames() {
     if (!this._gpuNames) {
-      this._gpuNames = Object.fromEntries(Array.from(this.root.querySelectorAll('[data-filter="gpu"] option'), (o) => [o.value, o.textContent]));
+      this._gpuNames = Object.fromEntries(
+        Array.from(this.root.querySelectorAll('[data-filter="gpu"] option'), (o) => [o.value, o.textContent]),
+      );
     }
     return this._gpuNames;
   }
@@ -801,7 +898,7 @@ class Configurator {
     const index = this.columns.findIndex((c) => c.id === col);
     const text = this.columns[index].sort === "text";
     const keyed = Array.from(this.tbody.rows, (tr) => {
-      const data = (datas && datas.get(tr)) || tr.dataset;
+      const data = datas?.get(tr) || tr.dataset;
       const value = text ? this.cellText(tr.cells[index]) : sortValue(data, col);
       return { tr, verdict: data.verdict, order: data.order, value };
     });
@@ -828,7 +925,7 @@ class Configurator {
 
   applyFilters() {
     const filters = {};
-    this.root.querySelectorAll("[data-filter]").forEach((select) => (filters[select.dataset.filter] = select.value));
+    for (const select of this.root.querySelectorAll("[data-filter]")) filters[select.dataset.filter] = select.value;
     const folding = !this.showNone && filters.verdict !== "none";
     let folded = 0;
     Array.from(this.tbody.rows).forEach((tr) => {
@@ -853,22 +950,40 @@ class Configurator {
     if (this.compact) return;
     // Drawn from the table's own data, so the build-time table gets its chart too.
     const kind = this.table.dataset.kind;
-    const names = new Map(Array.from(this.tbody.rows, (tr) => [tr.dataset.node, tr.querySelector(".node__name")?.textContent || tr.dataset.node]));
+    const names = new Map(
+      Array.from(this.tbody.rows, (tr) => [
+        tr.dataset.node,
+        tr.querySelector(".node__name")?.textContent || tr.dataset.node,
+      ]),
+    );
     const points = Array.from(this.tbody.rows)
       .filter((tr) => tr.dataset.verdict !== "none" && tr.dataset.tokS !== "" && tr.dataset.vPerMtok !== "")
-      .map((tr) => ({ node: tr.dataset.node, name: names.get(tr.dataset.node), x: Number(tr.dataset.tokS), y: Number(tr.dataset.vPerMtok) }));
+      .map((tr) => ({
+        node: tr.dataset.node,
+        name: names.get(tr.dataset.node),
+        x: Number(tr.dataset.tokS),
+        y: Number(tr.dataset.vPerMtok),
+      }));
     if (!points.length) {
       this.chart.hidden = true;
       return;
     }
     const highlight = {};
     const card = this.card.dataset; // the build's answer names its card's nodes
-    const summary = this.result ? this.result.summary : { recommended: card.node, fastest: card.fastest, best_per_mtok: card.bestPerMtok };
+    const summary = this.result
+      ? this.result.summary
+      : { recommended: card.node, fastest: card.fastest, best_per_mtok: card.bestPerMtok };
     if (summary.fastest) highlight[summary.fastest] = this.t.alt_fastest;
     if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t.alt_best_per_mtok;
     if (summary.recommended) highlight[summary.recommended] = this.t.chart_recommended;
     this.chart.hidden = false;
-    const svg = chartSvg(points, { width: width || this.chart.clientWidth, t: this.t, f: this.f, diffusion: kind === "diffusion", highlight });
+    const svg = chartSvg(points, {
+      width: width || this.chart.clientWidth,
+      t: this.t,
+      f: this.f,
+      diffusion: kind === "diffusion",
+      highlight,
+    });
     if (this._chart !== svg) {
       this._chart = svg;
       this.chart.innerHTML = svg;
@@ -881,8 +996,13 @@ class Configurator {
     const button = this.root.querySelector("[data-copy-link]");
     // The clipboard may refuse, or never answer (a page without focus): after a second, the
     // link is shown to copy by hand.
-    const written = navigator.clipboard ? navigator.clipboard.writeText(location.href).then(() => true) : Promise.resolve(false);
-    const copied = await Promise.race([written, new Promise((resolve) => setTimeout(() => resolve(false), 1000))]).catch(() => false);
+    const written = navigator.clipboard
+      ? navigator.clipboard.writeText(location.href).then(() => true)
+      : Promise.resolve(false);
+    const copied = await Promise.race([
+      written,
+      new Promise((resolve) => setTimeout(() => resolve(false), 1000)),
+    ]).catch(() => false);
     this.live.notice(button, copied ? this.t.copied : location.href);
   }
 
@@ -892,11 +1012,20 @@ class Configurator {
     const result = this.result || this.keptAnswer(this.root.dataset.defaultModel, this.root.dataset.defaultFormat);
     if (!result) return;
     const byNode = new Map(result.rows.map((r) => [r.node, r]));
-    const rows = Array.from(this.tbody.rows).filter((tr) => !tr.hidden && byNode.has(tr.dataset.node)).map((tr) => byNode.get(tr.dataset.node));
-    const lead = [introText(this.t, this.f, this.live.question || this.live.fieldsQuestion(this.form, request)), location.href];
+    const rows = Array.from(this.tbody.rows)
+      .filter((tr) => !tr.hidden && byNode.has(tr.dataset.node))
+      .map((tr) => byNode.get(tr.dataset.node));
+    const lead = [
+      introText(this.t, this.f, this.live.question || this.live.fieldsQuestion(this.form, request)),
+      location.href,
+    ];
     const text = csvFile({ lead, rows, t: this.t, kind: result.kind, gpuNames: this.gpuNames, locale: this.locale });
-    this.live.download(csvName(this.t.csv_file, { ...request, diffusion: result.kind === "diffusion" }), text, "text/csv;charset=utf-8");
+    this.live.download(
+      csvName(this.t.csv_file, { ...request, diffusion: result.kind === "diffusion" }),
+      text,
+      "text/csv;charset=utf-8",
+    );
   }
 }
 
-document.querySelectorAll("[data-configurator]").forEach((root) => new Configurator(root));
+for (const root of document.querySelectorAll("[data-configurator]")) new Configurator(root);

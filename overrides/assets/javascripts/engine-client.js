@@ -54,13 +54,15 @@ function manifestOf(shared) {
 export async function fetchTrusted(widget, path) {
   const shared = sharedRoot(widget);
   const manifest = await manifestOf(shared);
-  const expected = manifest && manifest.data ? manifest.data[path] : undefined;
+  const expected = manifest?.data ? manifest.data[path] : undefined;
   if (!expected || !(globalThis.crypto && crypto.subtle)) return null;
   const bytes = await fetch(new URL(`engine/${path}`, shared))
     .then((r) => (r.ok ? r.arrayBuffer() : null))
     .catch(() => null);
   if (!bytes) return null;
-  const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) =>
+    b.toString(16).padStart(2, "0"),
+  ).join("");
   if (digest !== expected) {
     console.warn(`engine/${path} does not match the build's manifest: not used`);
     return null;
@@ -85,16 +87,18 @@ export function startEngine(widget, warm = null) {
     if (message.type === "status") {
       state = message.state;
       if (message.started) started = message.started;
-      listeners.forEach((listener) => listener(message));
+      for (const listener of listeners) listener(message);
     } else if (pending.has(message.id)) {
       // The engine's reply, {ok, result} or {ok: false, error, code, params}, comes as the JSON it wrote.
-      pending.get(message.id)(typeof message.reply === "string" ? { ...message, ...JSON.parse(message.reply) } : message);
+      pending.get(message.id)(
+        typeof message.reply === "string" ? { ...message, ...JSON.parse(message.reply) } : message,
+      );
       pending.delete(message.id);
     }
   };
   const onError = () => {
     state = "error";
-    listeners.forEach((listener) => listener({ state: "error" }));
+    for (const listener of listeners) listener({ state: "error" });
   };
   worker.onmessage = onMessage;
   worker.onerror = onError;

@@ -18,9 +18,11 @@ export function customProblem(value, depthLimit, valueLimit) {
     const [item, depth, key] = stack.pop();
     if (depth > depthLimit) return { code: "custom_too_deep", max: depthLimit };
     if (++count > valueLimit) return { code: "custom_too_big", size: count, max: valueLimit };
-    if (typeof item === "number" && !Number.isFinite(item)) return { code: "custom_not_finite", key, value: String(item) };
+    if (typeof item === "number" && !Number.isFinite(item))
+      return { code: "custom_not_finite", key, value: String(item) };
     if (item && typeof item === "object") {
-      for (const [childKey, child] of Object.entries(item)) stack.push([child, depth + 1, Array.isArray(item) ? key : childKey]);
+      for (const [childKey, child] of Object.entries(item))
+        stack.push([child, depth + 1, Array.isArray(item) ? key : childKey]);
     }
   }
   return null;

@@ -50,7 +50,9 @@ class Measure {
       this.pending = false;
       this.status.textContent = "";
       this.result.dataset.verdict = "";
-      this.result.replaceChildren(this.errorElement(fill(this.t.too_long, { size: number.format(length), max: number.format(this.maxPaste) })));
+      this.result.replaceChildren(
+        this.errorElement(fill(this.t.too_long, { size: number.format(length), max: number.format(this.maxPaste) })),
+      );
       return;
     }
     if (!this.form.node.value) {
@@ -73,10 +75,13 @@ class Measure {
     if (!out.ok) {
       this.result.dataset.verdict = "";
       // The engine's code in the page's words when it has them (err_<code>), else its own sentence.
-      const words = out.code ? this.t["err_" + out.code] : undefined;
+      const words = out.code ? this.t[`err_${out.code}`] : undefined;
       const number = new Intl.NumberFormat(this.locale);
       const values = Object.fromEntries(
-        Object.entries(out.params || {}).map(([key, value]) => [key, typeof value === "number" ? number.format(value) : value]),
+        Object.entries(out.params || {}).map(([key, value]) => [
+          key,
+          typeof value === "number" ? number.format(value) : value,
+        ]),
       );
       const text = out.error === "internal" ? this.t.error : words ? fill(words, values) : out.error;
       this.result.replaceChildren(this.errorElement(text));
@@ -98,7 +103,7 @@ class Measure {
     const items = result.reasons
       .map((r) => `<li data-severity="${escapeHtml(r.severity)}">${escapeHtml(r.text)}</li>`)
       .join("");
-    let html = `<p class="measure__verdict" data-verdict="${escapeHtml(result.verdict)}">${escapeHtml(t["verdict_" + result.verdict])}</p><ul>${items}</ul>`;
+    let html = `<p class="measure__verdict" data-verdict="${escapeHtml(result.verdict)}">${escapeHtml(t[`verdict_${result.verdict}`])}</p><ul>${items}</ul>`;
     const drawn = result.matrix && result.matrix.length <= this.maxCards;
     if (!drawn && "gpus" in result && this.form.kind.value === "topo") {
       html += `<p class="measure__note" data-not-drawn>${escapeHtml(t.not_drawn)}</p>`;
@@ -109,7 +114,7 @@ class Measure {
       // the expected value beside the one read.
       const differs = result.differs || [];
       const cell = (label, i, j) => {
-        if (!(differs[i] && differs[i][j])) return `<td class="link link--${linkClass(label)}">${escapeHtml(label)}</td>`;
+        if (!differs[i]?.[j]) return `<td class="link link--${linkClass(label)}">${escapeHtml(label)}</td>`;
         const want = result.expected[i][j] === "PCIe" ? t.class_pcie : result.expected[i][j];
         return (
           `<td class="link link--${linkClass(label)} link--differs" data-expected="${escapeHtml(result.expected[i][j])}">` +
@@ -125,7 +130,8 @@ class Measure {
       const faulty = [];
       result.matrix.forEach((row, i) => {
         row.forEach((label, j) => {
-          if (j > i && differs[i]?.[j]) faulty.push({ i, j, label, want: result.expected[i][j] === "PCIe" ? t.class_pcie : result.expected[i][j] });
+          if (j > i && differs[i]?.[j])
+            faulty.push({ i, j, label, want: result.expected[i][j] === "PCIe" ? t.class_pcie : result.expected[i][j] });
         });
       });
       if (faulty.length) {
@@ -137,9 +143,13 @@ class Measure {
         html +=
           `<p class="measure__pairs-title">${escapeHtml(t.faulty_pairs)}</p>` +
           `<ul class="measure__pairs" data-faulty-pairs="${faulty.length}">${pairs}</ul>` +
-          (more > 0 ? `<p class="measure__note">${escapeHtml(fill(more === 1 ? t.faulty_more_one : t.faulty_more_many, { n: more }))}</p>` : "");
+          (more > 0
+            ? `<p class="measure__note">${escapeHtml(fill(more === 1 ? t.faulty_more_one : t.faulty_more_many, { n: more }))}</p>`
+            : "");
       }
-      const legend = ["nvlink", "pcie", "sys"].map((c) => `<span class="link link--${c}">${escapeHtml(t["class_" + c])}</span>`);
+      const legend = ["nvlink", "pcie", "sys"].map(
+        (c) => `<span class="link link--${c}">${escapeHtml(t[`class_${c}`])}</span>`,
+      );
       if (marked) legend.push(`<span class="link link--differs">${escapeHtml(t.differs)}</span>`);
       // The matrix scrolls inside its own box: on a phone it never widens the page.
       html +=
@@ -151,4 +161,4 @@ class Measure {
   }
 }
 
-document.querySelectorAll("[data-measure]").forEach((root) => new Measure(root));
+for (const root of document.querySelectorAll("[data-measure]")) new Measure(root);

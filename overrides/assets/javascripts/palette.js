@@ -10,9 +10,7 @@
   const color = Object.assign({}, palette.color);
   if (color.media === "(prefers-color-scheme)") {
     const light = matchMedia("(prefers-color-scheme: light)").matches;
-    const input = document.querySelector(
-      `[data-md-color-media='(prefers-color-scheme: ${light ? "light" : "dark"})']`,
-    );
+    const input = document.querySelector(`[data-md-color-media='(prefers-color-scheme: ${light ? "light" : "dark"})']`);
     if (!input) return;
     color.media = input.getAttribute("data-md-color-media");
     color.scheme = input.getAttribute("data-md-color-scheme");
@@ -26,11 +24,11 @@
 // option), Material's next option is light: on a light system that click changed nothing
 // visible. There the "follow the system" option's toggle leads to dark instead (its label, its
 // name, and Enter on the form, which Material moves to the next option).
-(function () {
+(() => {
   var form = document.querySelector("[data-md-component=palette]");
   if (!form) return;
   var auto = form.querySelector("input");
-  if (!auto || auto.getAttribute("data-md-color-media") !== "(prefers-color-scheme)") return;
+  if (auto?.getAttribute("data-md-color-media") !== "(prefers-color-scheme)") return;
   // On a dark system the next option, light, already changes the scheme.
   if (!matchMedia("(prefers-color-scheme: light)").matches) return;
   var target = form.querySelector("[data-md-color-media='(prefers-color-scheme: dark)']");
@@ -43,7 +41,7 @@
   auto.setAttribute("aria-label", named.getAttribute("title"));
   form.addEventListener(
     "keydown",
-    function (event) {
+    (event) => {
       if (event.key !== "Enter" || !auto.checked) return;
       event.preventDefault();
       event.stopPropagation();

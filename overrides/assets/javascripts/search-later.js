@@ -22,7 +22,7 @@
   let released = false;
 
   function HeldWorker(url, options) {
-    let target = new win.EventTarget();
+    const target = new win.EventTarget();
     let queue = [];
     let real = null;
     let ended = false;
@@ -30,12 +30,10 @@
     target.onerror = null;
     target.onmessageerror = null;
     function relay(event) {
-      let copy =
-        event.type === "error"
-          ? new win.Event("error")
-          : new win.MessageEvent(event.type, { data: event.data });
+      const copy =
+        event.type === "error" ? new win.Event("error") : new win.MessageEvent(event.type, { data: event.data });
       target.dispatchEvent(copy);
-      let handler = target[`on${event.type}`];
+      const handler = target[`on${event.type}`];
       if (typeof handler === "function") handler.call(target, copy);
     }
     target.postMessage = (message, transfer) => {
@@ -54,7 +52,7 @@
       real.addEventListener("message", relay);
       real.addEventListener("messageerror", relay);
       real.addEventListener("error", relay);
-      let pending = queue;
+      const pending = queue;
       queue = [];
       for (let i = 0; i < pending.length; i++) real.postMessage(pending[i][0], pending[i][1]);
     };
@@ -72,7 +70,7 @@
   win.Worker = new win.Proxy(Real, {
     construct: (target, args, newTarget) => {
       if (released || !SEARCH_WORKER.test(String(args[0]))) return Reflect.construct(target, args, newTarget);
-      let worker = HeldWorker(args[0], args[1]);
+      const worker = HeldWorker(args[0], args[1]);
       held.push(worker);
       return worker;
     },
@@ -87,9 +85,9 @@
     if (quiet !== null) win.clearTimeout(quiet);
     quiet = win.setTimeout(release, QUIET_MS);
   }
-  let observer = new win.MutationObserver((records) => {
+  const observer = new win.MutationObserver((records) => {
     for (let i = 0; i < records.length; i++) {
-      let state = records[i].target.getAttribute("data-engine-status");
+      const state = records[i].target.getAttribute("data-engine-status");
       if (state === "error") return release();
       if (state === "ready" && !ready) {
         ready = true;
@@ -101,7 +99,7 @@
 
   // The reader reaching for search: the header's search button or box, or a shortcut's focus.
   function reaching(event) {
-    let node = event.target;
+    const node = event.target;
     if (node && typeof node.closest === "function" && node.closest(".md-search, label[for='__search']")) release();
     else rearm();
   }

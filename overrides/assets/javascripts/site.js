@@ -1,14 +1,14 @@
 // The site's own small enhancements to Material's pages. No engine logic lives here.
 (() => {
   // The page's words, written by the build in its own language (macros/i18n.py, SITE).
-  var wordsElement = document.getElementById("site-words");
-  var words = wordsElement ? JSON.parse(wordsElement.textContent) : {};
+  const wordsElement = document.getElementById("site-words");
+  const words = wordsElement ? JSON.parse(wordsElement.textContent) : {};
 
   // Material fetches sitemap.xml beside every <link rel="alternate"> of the head, expecting one
   // per locale's root, to reroute links between locales by path. The head names each page's own
   // counterparts (absolute, for search engines), and the switcher's links are already exact: keep
   // them out of that look-up, which runs on DOMContentLoaded, and put them back right after it.
-  var alternates = Array.prototype.slice.call(document.querySelectorAll('head link[rel="alternate"][hreflang]'));
+  const alternates = Array.prototype.slice.call(document.querySelectorAll('head link[rel="alternate"][hreflang]'));
   alternates.forEach((link) => {
     link.setAttribute("rel", "x-alternate");
   });
@@ -27,20 +27,27 @@
   // Each is named by its first columns, so that a page's regions can be told apart (a name two
   // share is numbered).
   function regionName(wrap, taken) {
-    var heads = Array.prototype.slice.call(wrap.querySelectorAll("thead th"), 0, 3);
-    var columns = heads.map(function (th) { return th.textContent.trim(); }).filter(Boolean).join(", ");
-    var name = columns && words.scroll_region_named ? words.scroll_region_named.replace("{columns}", columns) : words.scroll_region;
-    var seen = (taken[name] = (taken[name] || 0) + 1);
-    return seen > 1 ? name + " (" + seen + ")" : name;
+    const heads = Array.prototype.slice.call(wrap.querySelectorAll("thead th"), 0, 3);
+    const columns = heads
+      .map((th) => th.textContent.trim())
+      .filter(Boolean)
+      .join(", ");
+    const name =
+      columns && words.scroll_region_named
+        ? words.scroll_region_named.replace("{columns}", columns)
+        : words.scroll_region;
+    const seen = (taken[name] || 0) + 1;
+    taken[name] = seen;
+    return seen > 1 ? `${name} (${seen})` : name;
   }
 
   function labelScrollRegions() {
-    var taken = {};
-    document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
+    const taken = {};
+    document.querySelectorAll(".md-typeset__scrollwrap").forEach((wrap) => {
       if (!wrap.hasAttribute("tabindex")) {
         wrap.setAttribute("tabindex", "0");
         wrap.setAttribute("role", "region");
-        var name = regionName(wrap, taken);
+        const name = regionName(wrap, taken);
         if (name) wrap.setAttribute("aria-label", name);
       }
     });
@@ -59,8 +66,8 @@
 
   // Material's search dialog has no name of its own: give it its field's (already translated).
   function nameSearchDialog() {
-    var dialog = document.querySelector('.md-search[role="dialog"]');
-    var field = document.querySelector(".md-search__input");
+    const dialog = document.querySelector('.md-search[role="dialog"]');
+    const field = document.querySelector(".md-search__input");
     if (dialog && field && !dialog.hasAttribute("aria-label")) {
       dialog.setAttribute("aria-label", field.getAttribute("aria-label") || field.placeholder);
     }

@@ -6,7 +6,13 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const FILE = /^[A-Za-z0-9._-]+$/;
 
 function fileEntry(entry) {
-  return entry && typeof entry === "object" && typeof entry.file === "string" && FILE.test(entry.file) && HEX64.test(entry.sha256 || "");
+  return (
+    entry &&
+    typeof entry === "object" &&
+    typeof entry.file === "string" &&
+    FILE.test(entry.file) &&
+    HEX64.test(entry.sha256 || "")
+  );
 }
 
 // The engine files as one string, in the form the snapshot records them (Python's
@@ -33,7 +39,8 @@ function storedRanges(entry) {
 function apartRanges(ranges, limit, unit = 1) {
   let after = 0;
   for (const range of ranges) {
-    if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => Number.isSafeInteger(n) && n % unit === 0)) return null;
+    if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => Number.isSafeInteger(n) && n % unit === 0))
+      return null;
     if (range[0] < after || range[1] <= range[0] || range[1] > limit) return null;
     after = range[1];
   }
@@ -43,10 +50,12 @@ function apartRanges(ranges, limit, unit = 1) {
 // The snapshot's parts as the worker fetches them ({ path, sha256, bytes } each, in order), or
 // null unless every part is well formed and their sizes add up to the stored ranges'.
 function snapshotParts(entry, stored) {
-  if (!entry || typeof entry !== "object" || !HEX64.test(entry.sha256 || "") || !Array.isArray(entry.parts)) return null;
+  if (!entry || typeof entry !== "object" || !HEX64.test(entry.sha256 || "") || !Array.isArray(entry.parts))
+    return null;
   if (!Number.isSafeInteger(entry.bytes) || entry.bytes % 4 !== 0 || !stored) return null; // Pyodide reads the heap as 32-bit words
   const parts = entry.parts;
-  if (!parts.length || !parts.every((part) => fileEntry(part) && Number.isSafeInteger(part.bytes) && part.bytes > 0)) return null;
+  if (!parts.length || !parts.every((part) => fileEntry(part) && Number.isSafeInteger(part.bytes) && part.bytes > 0))
+    return null;
   const total = parts.reduce((sum, part) => sum + part.bytes, 0);
   if (total !== stored.reduce((sum, [from, to]) => sum + to - from, 0)) return null;
   return parts.map((part) => ({ path: part.file, sha256: part.sha256, bytes: part.bytes }));
@@ -76,7 +85,8 @@ function lockInfo(info) {
 function baseEntry(base, total) {
   if (!base || typeof base !== "object" || !HEX64.test(base.sha256 || "") || !Array.isArray(base.raw)) return null;
   const { offset, bytes } = base;
-  if (![offset, bytes].every((n) => Number.isSafeInteger(n) && n >= 0 && n % 4 === 0) || offset + bytes > total) return null;
+  if (![offset, bytes].every((n) => Number.isSafeInteger(n) && n >= 0 && n % 4 === 0) || offset + bytes > total)
+    return null;
   const raw = apartRanges(base.raw, bytes);
   return raw && { offset, bytes, sha256: base.sha256, raw };
 }
@@ -112,7 +122,8 @@ export function unmask(heap, base, image) {
 export function growFor(module, bytes) {
   if (module.HEAPU8.length >= bytes) return;
   module.growMemory(bytes);
-  if (module.HEAPU8.length < bytes) throw new Error(`the runtime's memory cannot grow to the snapshot's heap (${bytes} bytes)`);
+  if (module.HEAPU8.length < bytes)
+    throw new Error(`the runtime's memory cannot grow to the snapshot's heap (${bytes} bytes)`);
 }
 
 // `{ use: true, snapshot, stdlib }` (paths under engine/ and their SHA-256; the snapshot in

@@ -37,14 +37,18 @@ export function answerView(result, ctx) {
   const diffusion = result.kind === "diffusion";
   const workload = result.workload || ctx.workload;
   let question = diffusion
-    ? fill(t.answer_question_diffusion, { model: result.model_name, format: ctx.formatName, resolution: resolutionText(result.resolution || "") })
+    ? fill(t.answer_question_diffusion, {
+        model: result.model_name,
+        format: ctx.formatName,
+        resolution: resolutionText(result.resolution || ""),
+      })
     : fill(t.answer_question, {
         model: result.model_name,
         format: ctx.formatName,
         context: f.number(workload.context, 0),
         users: users(t, f, workload.concurrency),
       });
-  if (!diffusion && workload.min_speed != null) question += " · " + targetText(t, f, workload);
+  if (!diffusion && workload.min_speed != null) question += ` · ${targetText(t, f, workload)}`;
   const view = {
     question,
     title: diffusion ? t.answer_title_diffusion : t.answer_title,
@@ -71,7 +75,7 @@ export function answerView(result, ctx) {
             speed: speed(closest),
             ttft: fill(t.seconds, { value: f.number(closest.ttft_s, 2) }),
           })
-        : fill(result.suggestions && result.suggestions.length ? t.nothing_fits : t.nothing_at_all, {
+        : fill(result.suggestions?.length ? t.nothing_fits : t.nothing_at_all, {
             model: result.model_name,
             format: ctx.formatName,
           });
@@ -84,17 +88,18 @@ export function answerView(result, ctx) {
     per_user: speed(best),
     ttft: diffusion ? "" : fill(t.seconds, { value: f.number(best.ttft_s, 2) }),
     per_mtok: perUnit(best),
-    per_mtok_out: diffusion || best.usd_per_million_output_tokens == null ? "" : f.usd(best.usd_per_million_output_tokens, true),
+    per_mtok_out:
+      diffusion || best.usd_per_million_output_tokens == null ? "" : f.usd(best.usd_per_million_output_tokens, true),
     within: diffusion ? "" : fill(t.within_text, { users: users(t, f, best.max_users_at_target) }),
     band: diffusion ? "" : bandText(t, f, best),
   });
   for (const key of ["best_per_mtok", "fastest"]) {
     const alt = s[key] ? rows.get(s[key]) : null;
     if (!alt || alt.node === best.node) {
-      view["alt_" + key] = "";
+      view[`alt_${key}`] = "";
       continue;
     }
-    view["alt_" + key] = fill(diffusion ? t.alt_text_diffusion : t.alt_text, {
+    view[`alt_${key}`] = fill(diffusion ? t.alt_text_diffusion : t.alt_text, {
       node: nodeName(t, alt, gpuNames),
       price: f.usd(alt.price_month_usd, false),
       extra: f.usd(alt.price_month_usd - best.price_month_usd, false),
@@ -140,5 +145,7 @@ export function suggestionViews(result, ctx) {
 
 // The short sentence the live region reads once an answer is shown.
 export function announcement(view, t) {
-  return view.node ? fill(t.announce, { node: view.node, price: view.price.replace(t.per_month, "") }) : t.announce_none;
+  return view.node
+    ? fill(t.announce, { node: view.node, price: view.price.replace(t.per_month, "") })
+    : t.announce_none;
 }

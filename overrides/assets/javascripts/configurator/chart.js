@@ -9,7 +9,10 @@ export function chartSvg(points, opts) {
   const { t, f, diffusion, highlight = {} } = opts;
   const W = Math.round(Math.max(320, Math.min(opts.width || 640, 960)));
   const H = Math.round(Math.min(420, Math.max(260, W * 0.5)));
-  const L = 78, B = 48, T = 16, R = 24;
+  const L = 78,
+    B = 48,
+    T = 16,
+    R = 24;
   const maxX = Math.max(...points.map((p) => p.x)) * 1.1 || 1;
   const maxY = Math.max(...points.map((p) => p.y)) * 1.1 || 1;
   const sx = (x) => L + (x / maxX) * (W - L - R);
@@ -22,18 +25,27 @@ export function chartSvg(points, opts) {
     `<line class="axis" x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}"></line><line class="axis" x1="${L}" y1="${T}" x2="${L}" y2="${H - B}"></line>`,
   ];
   for (const x of ticks(maxX)) {
-    parts.push(`<text class="tick" x="${sx(x).toFixed(1)}" y="${H - B + 18}" text-anchor="middle">${escapeHtml(f.number(x, x < 10 ? 1 : 0))}</text>`);
+    parts.push(
+      `<text class="tick" x="${sx(x).toFixed(1)}" y="${H - B + 18}" text-anchor="middle">${escapeHtml(f.number(x, x < 10 ? 1 : 0))}</text>`,
+    );
   }
   for (const y of ticks(maxY)) {
-    parts.push(`<text class="tick" x="${L - 8}" y="${(sy(y) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(f.usd(y, y < 10))}</text>`);
+    parts.push(
+      `<text class="tick" x="${L - 8}" y="${(sy(y) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(f.usd(y, y < 10))}</text>`,
+    );
   }
-  parts.push(`<text class="label" x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle">${escapeHtml(xLabel)}</text>`);
-  parts.push(`<text class="label" x="14" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(T + H - B) / 2})">${escapeHtml(yLabel)}</text>`);
+  parts.push(
+    `<text class="label" x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle">${escapeHtml(xLabel)}</text>`,
+  );
+  parts.push(
+    `<text class="label" x="14" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(T + H - B) / 2})">${escapeHtml(yLabel)}</text>`,
+  );
   // The highlighted points last, so that they are drawn over the others.
   const ordered = [...points].sort((a, b) => Number(a.node in highlight) - Number(b.node in highlight));
   const marked = [];
   for (const p of ordered) {
-    const cx = sx(p.x), cy = sy(p.y);
+    const cx = sx(p.x),
+      cy = sy(p.y);
     const mark = highlight[p.node];
     parts.push(
       `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${mark ? 7 : 5}" class="${mark ? "point point--marked" : "point"}" data-node="${escapeHtml(p.node)}"><title>${escapeHtml(p.name)}</title></circle>`,
@@ -46,20 +58,27 @@ export function chartSvg(points, opts) {
   const placed = placeLabels(marked, { left: L, right: W - R, top: 0, bottom: H - B });
   if (placed) {
     for (const l of placed) {
-      parts.push(`<text class="point-label" x="${l.x.toFixed(1)}" y="${l.y.toFixed(1)}" text-anchor="${l.anchor}">${escapeHtml(l.text)}</text>`);
+      parts.push(
+        `<text class="point-label" x="${l.x.toFixed(1)}" y="${l.y.toFixed(1)}" text-anchor="${l.anchor}">${escapeHtml(l.text)}</text>`,
+      );
     }
   } else {
     let y = H;
     marked.forEach((m, i) => {
       // The number on the point itself (over its circle), where nothing else is drawn.
-      parts.push(`<text class="point-number" x="${m.cx.toFixed(1)}" y="${(m.cy + 4).toFixed(1)}" text-anchor="middle">${i + 1}</text>`);
+      parts.push(
+        `<text class="point-number" x="${m.cx.toFixed(1)}" y="${(m.cy + 4).toFixed(1)}" text-anchor="middle">${i + 1}</text>`,
+      );
       legendLines(`${i + 1}. ${m.text}`, W - 16 - 8).forEach((line, j) => {
         y += LEGEND_LINE;
         parts.push(`<text class="point-label" x="${j ? 32 : 16}" y="${y - 4}">${escapeHtml(line)}</text>`); // the mark indented under its name
       });
     });
     const grown = y + 6;
-    parts[0] = parts[0].replace(`viewBox="0 0 ${W} ${H}" width="${W}" height="${H}"`, `viewBox="0 0 ${W} ${grown}" width="${W}" height="${grown}"`);
+    parts[0] = parts[0].replace(
+      `viewBox="0 0 ${W} ${H}" width="${W}" height="${H}"`,
+      `viewBox="0 0 ${W} ${grown}" width="${W}" height="${grown}"`,
+    );
   }
   parts.push("</svg>");
   return parts.join("");
@@ -82,7 +101,7 @@ export function fitText(text, width) {
   const tail = open > 0 ? text.slice(open) : "";
   const head = open > 0 ? text.slice(0, open) : text;
   const room = Math.max(1, Math.floor((width - textWidth(tail)) / CHAR) - 1);
-  return head.slice(0, room) + "…" + tail;
+  return `${head.slice(0, room)}…${tail}`;
 }
 
 // A legend entry in lines of `width` at most: whole, else its mark (the part in brackets) on a
@@ -121,8 +140,12 @@ export function placeLabels(marked, box) {
       })
       .find(
         (c) =>
-          c.box.x1 >= box.left && c.box.x2 <= box.right && c.box.y1 >= box.top && c.box.y2 <= box.bottom &&
-          !taken.some((t) => overlaps(t, c.box)) && !points.some((p) => overlaps(p, c.box)),
+          c.box.x1 >= box.left &&
+          c.box.x2 <= box.right &&
+          c.box.y1 >= box.top &&
+          c.box.y2 <= box.bottom &&
+          !taken.some((t) => overlaps(t, c.box)) &&
+          !points.some((p) => overlaps(p, c.box)),
       );
     if (!found) return null;
     taken.push(found.box);

@@ -19,7 +19,11 @@ export function quote(value, sep = ",") {
 // A figure rounded as the table shows it, without grouping (a spreadsheet reads "8192", not "8 192").
 export function csvNumber(value, digits, locale) {
   if (value == null || value === "" || !Number.isFinite(Number(value))) return "";
-  return new Intl.NumberFormat(locale, { useGrouping: false, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(value));
+  return new Intl.NumberFormat(locale, {
+    useGrouping: false,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(Number(value));
 }
 
 // The file's columns for a kind of model: [{header, value(r) -> raw number or text, digits}]
@@ -42,7 +46,10 @@ export function csvColumns(t, kind, gpuNames) {
       { header: h("ttft"), value: (r) => (fits(r) ? r.count : null), digits: 0 },
       { header: h("memory"), value: (r) => r.need_gb, digits: 1 },
       { header: h("capacity"), value: (r) => r.capacity_gb, digits: 1 },
-      { header: h("total"), value: (r) => (fits(r) ? (r.offload_text_encoders ? t.text_encoders_cpu : t.text_encoders_card) : "") },
+      {
+        header: h("total"),
+        value: (r) => (fits(r) ? (r.offload_text_encoders ? t.text_encoders_cpu : t.text_encoders_card) : ""),
+      },
     );
   } else {
     columns.push(
@@ -54,7 +61,11 @@ export function csvColumns(t, kind, gpuNames) {
       { header: h("capacity"), value: (r) => r.capacity_gb, digits: 1 },
       { header: h("total"), value: (r) => (fits(r) ? r.decode_tok_s_total : null), digits: 1 },
       { header: h("best_per_mtok"), value: (r) => r.best_usd_per_million_output_tokens, digits: 2 },
-      { header: h("best_users"), value: (r) => (r.best_usd_per_million_output_tokens == null ? null : r.best_concurrency), digits: 0 },
+      {
+        header: h("best_users"),
+        value: (r) => (r.best_usd_per_million_output_tokens == null ? null : r.best_concurrency),
+        digits: 0,
+      },
       { header: h("max_users"), value: (r) => (fits(r) ? r.max_users_at_target : null), digits: 0 },
     );
   }
@@ -69,15 +80,23 @@ export function csvFile({ lead = [], rows, t, kind, gpuNames, locale }) {
   const sep = separatorFor(locale);
   const columns = csvColumns(t, kind, gpuNames);
   const line = (cells) => cells.map((cell) => quote(cell, sep)).join(sep);
-  const body = rows.map((r) => line(columns.map((c) => (c.digits === undefined ? c.value(r) ?? "" : csvNumber(c.value(r), c.digits, locale)))));
-  const lines = [...lead.map((text) => line([text])), ...(lead.length ? [""] : []), line(columns.map((c) => c.header)), ...body];
-  return "\ufeff" + lines.join("\r\n") + "\r\n";
+  const body = rows.map((r) =>
+    line(columns.map((c) => (c.digits === undefined ? (c.value(r) ?? "") : csvNumber(c.value(r), c.digits, locale)))),
+  );
+  const lines = [
+    ...lead.map((text) => line([text])),
+    ...(lead.length ? [""] : []),
+    line(columns.map((c) => c.header)),
+    ...body,
+  ];
+  return `\ufeff${lines.join("\r\n")}\r\n`;
 }
 
 // The file's name: the model, its format and the workload's numbers, so two downloads of two
 // questions do not take each other's name.
 export function csvName(prefix, request) {
   const parts = [prefix, request.model || "custom", request.format];
-  if (request.context != null && request.concurrency != null && !request.diffusion) parts.push(`ctx${request.context}`, `users${request.concurrency}`);
-  return parts.join("-").replace(/[^\w.-]+/g, "_") + ".csv";
+  if (request.context != null && request.concurrency != null && !request.diffusion)
+    parts.push(`ctx${request.context}`, `users${request.concurrency}`);
+  return `${parts.join("-").replace(/[^\w.-]+/g, "_")}.csv`;
 }

@@ -2,10 +2,20 @@
 // (macros/locale_format.py), and the labels' {placeholders} filled.
 
 export function formatters(locale) {
-  const number = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const number = (digits) =>
+    new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const usd = (digits) =>
-    new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: digits, maximumFractionDigits: digits });
-  const n0 = number(0), n1 = number(1), n2 = number(2), usd0 = usd(0), usd2 = usd(2);
+    new Intl.NumberFormat(locale, {
+      style: "currency",
+      currency: "USD",
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+  const n0 = number(0),
+    n1 = number(1),
+    n2 = number(2),
+    usd0 = usd(0),
+    usd2 = usd(2);
   return {
     number: (value, digits) => ({ 0: n0, 1: n1, 2: n2 })[digits].format(value),
     // A figure a reader set (12.5, 2, 0.45): the fewest decimals, up to two, that write it.
@@ -25,7 +35,9 @@ export function fill(template, values) {
 // A catalog resolution ("832 x 480, 5 s") as a page writes it: a times sign, and a duration
 // joined to its unit by a no-break space (macros/locale_format.py, resolution_text).
 export function resolutionText(text) {
-  return String(text).replace(/ x /g, " × ").replace(/(\d) s\b/g, "$1\u00a0s");
+  return String(text)
+    .replace(/ x /g, " × ")
+    .replace(/(\d) s\b/g, "$1\u00a0s");
 }
 
 export function users(t, f, n) {

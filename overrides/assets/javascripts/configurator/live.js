@@ -78,7 +78,9 @@ export class Live {
     const question = shortQuestion(this.t, this.f, this.question);
     setText(
       this.pendingSlot,
-      this.waiting ? fill(this.t.pending_loading, { question, percent: percentText(this.locale, this.share) }) : fill(this.t.pending, { question }),
+      this.waiting
+        ? fill(this.t.pending_loading, { question, percent: percentText(this.locale, this.share) })
+        : fill(this.t.pending, { question }),
     );
   }
 
@@ -112,7 +114,9 @@ export class Live {
     setText(this.chartQuestion, view.question || "");
     if (!this.summary) return;
     const s = summaryView(view, result, ctx);
-    const target = s.target ? fill(s.target, { users: users(this.t, this.f, this.question ? this.question.concurrency : 1) }) : "";
+    const target = s.target
+      ? fill(s.target, { users: users(this.t, this.f, this.question ? this.question.concurrency : 1) })
+      : "";
     setText(this.summary.querySelector("[data-summary-node]"), s.node);
     setText(this.summary.querySelector("[data-summary-figures]"), s.figures);
     setText(this.summary.querySelector("[data-summary-target]"), target);

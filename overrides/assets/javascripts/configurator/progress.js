@@ -6,7 +6,7 @@
 const DOWNLOAD = 0.85; // the bar's share the download fills
 
 export function loadingShare(message) {
-  if (!message || message.state !== "loading") return message && message.state === "ready" ? 1 : 0;
+  if (message?.state !== "loading") return message && message.state === "ready" ? 1 : 0;
   const steps = Number(message.steps) || 1;
   const step = Math.min(Math.max(Number(message.step) || 1, 1), steps);
   if (step === 1) {
@@ -21,5 +21,7 @@ export function loadingShare(message) {
 
 // "45 %" (French, with its narrow no-break space) or "45%": the locale's own percent.
 export function percentText(locale, share) {
-  return new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 0 }).format(Math.min(Math.max(share, 0), 1));
+  return new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 0 }).format(
+    Math.min(Math.max(share, 0), 1),
+  );
 }

@@ -23,8 +23,14 @@ export function introText(t, f, q) {
 
 // The short form (the card's pending line, the summary): model, format, context and users.
 export function shortQuestion(t, f, q) {
-  if (q.diffusion) return fill(t.answer_question_diffusion, { model: q.model, format: q.format, resolution: q.resolution || "" });
-  return fill(t.answer_question, { model: q.model, format: q.format, context: f.number(q.context, 0), users: users(t, f, q.concurrency) });
+  if (q.diffusion)
+    return fill(t.answer_question_diffusion, { model: q.model, format: q.format, resolution: q.resolution || "" });
+  return fill(t.answer_question, {
+    model: q.model,
+    format: q.format,
+    context: f.number(q.context, 0),
+    users: users(t, f, q.concurrency),
+  });
 }
 
 // The question an answer was computed for, from the answer itself and the names the page gives

@@ -3,7 +3,7 @@
 
 // What a row sorts on for a number column (its data-v-<col>): a number, or null (no value: last).
 export function sortValue(data, col) {
-  const key = "v" + col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
+  const key = `v${col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase())}`;
   return numberOrNull(data[key]);
 }
 
@@ -15,9 +15,11 @@ function numberOrNull(value) {
 
 // Compare two rows ({verdict, order, value}) for a direction (1 or -1).
 export function compareRows(a, b, dir, locale) {
-  const fa = a.verdict === "none", fb = b.verdict === "none";
+  const fa = a.verdict === "none",
+    fb = b.verdict === "none";
   if (fa !== fb) return fa ? 1 : -1;
-  const ka = a.value, kb = b.value;
+  const ka = a.value,
+    kb = b.value;
   if (ka == null || kb == null) {
     if (ka == null && kb != null) return 1;
     if (kb == null && ka != null) return -1;
@@ -42,7 +44,8 @@ export function positionsToMove(current) {
   const tails = [];
   const before = new Array(current.length).fill(-1);
   current.forEach((value, i) => {
-    let lo = 0, hi = tails.length;
+    let lo = 0,
+      hi = tails.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (current[tails[mid]] < value) lo = mid + 1;

@@ -7,12 +7,19 @@ export const URL_VERSION = "1";
 export const WHOLE_FIELDS = ["context", "concurrency"];
 export const TARGET_FIELDS = ["min_speed", "max_ttft"];
 // Choices that change the engine's question beside the model and the workload (absent: the default).
-export const OPTIONS = ["runtime", "kv_cache", "tensor_parallel", "pipeline_parallel", "expert_parallel", "data_parallel"];
+export const OPTIONS = [
+  "runtime",
+  "kv_cache",
+  "tensor_parallel",
+  "pipeline_parallel",
+  "expert_parallel",
+  "data_parallel",
+];
 
 export function encodeCustom(value) {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
   let binary = "";
-  bytes.forEach((b) => (binary += String.fromCharCode(b)));
+  for (const b of bytes) binary += String.fromCharCode(b);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 

@@ -2,8 +2,8 @@
 // names, its price, the speed per user, the first token and whether the target is met, each a
 // text the card itself shows (answerView), so the two never disagree.
 
-import { fill } from "./format.js";
 import { nodeName } from "./answer.js";
+import { fill } from "./format.js";
 
 // view: answerView's texts; result: the engine's answer. Returns {node, figures, target, look}
 // (look: "met", "missed" or "none", what the summary's mark follows).
@@ -11,7 +11,9 @@ export function summaryView(view, result, ctx) {
   const { t, f, gpuNames } = ctx;
   const diffusion = result.kind === "diffusion";
   if (view.node) {
-    const figures = [view.price, view.per_user, diffusion ? "" : fill(t.summary_ttft, { ttft: view.ttft })].filter(Boolean);
+    const figures = [view.price, view.per_user, diffusion ? "" : fill(t.summary_ttft, { ttft: view.ttft })].filter(
+      Boolean,
+    );
     return { node: view.node, figures: figures.join(" · "), target: diffusion ? "" : t.summary_met, look: "met" };
   }
   const closest = result.summary.closest ? result.rows.find((r) => r.node === result.summary.closest) : null;
@@ -21,5 +23,10 @@ export function summaryView(view, result, ctx) {
     fill(t.tok_s, { value: f.number(closest.decode_tok_s_per_user, 1) }),
     fill(t.summary_ttft, { ttft: fill(t.seconds, { value: f.number(closest.ttft_s, 2) }) }),
   ];
-  return { node: nodeName(t, closest, gpuNames), figures: figures.join(" · "), target: t.summary_missed, look: "missed" };
+  return {
+    node: nodeName(t, closest, gpuNames),
+    figures: figures.join(" · "),
+    target: t.summary_missed,
+    look: "missed",
+  };
 }

@@ -4,8 +4,8 @@
 // The columns are the engine's (fitengine.api.TABLE_COLUMNS), read from the page: `columns` is
 // the widget's `data-columns`, [{id, sort: "text" | "number", key, key_diffusion}].
 
-import { escapeHtml, fill, users } from "./format.js";
 import { nodeName } from "./answer.js";
+import { escapeHtml, fill, users } from "./format.js";
 
 // The columns the page declares (its `data-columns`, written by the build from the engine's list).
 export function readColumns(root) {
@@ -24,7 +24,7 @@ export function columnHelp(t, col, kind) {
 
 // A right-aligned figure: every number column but the memory bar.
 export const isFigure = (column) => column.sort === "number" && column.id !== "memory";
-const camel = (col) => "v" + col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
+const camel = (col) => `v${col.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase())}`;
 const raw = (v) => (v == null ? "" : String(v));
 
 // What a row carries as data attributes (dataset names), all raw numbers or ids.
@@ -64,8 +64,8 @@ export function verdictText(r, kind, t) {
         : fill(t.layout, { cards: r.cards_used, tp: r.tensor_parallel, pp: r.pipeline_parallel });
     verdict += ` · ${layout}`;
   }
-  if (r.recommended) verdict += " · " + t.mark_recommended;
-  else if (r.verdict !== "none" && !r.meets_target) verdict += " · " + t.mark_missed;
+  if (r.recommended) verdict += ` · ${t.mark_recommended}`;
+  else if (r.verdict !== "none" && !r.meets_target) verdict += ` · ${t.mark_missed}`;
   return verdict;
 }
 
@@ -93,7 +93,8 @@ export function rowTexts(r, kind, t, f) {
     per_user: fits ? f.number(r.decode_tok_s_per_user, 1) : "",
     ttft: fits ? f.number(r.ttft_s, 2) : "",
     total: fits ? f.number(r.decode_tok_s_total, 1) : "",
-    best_per_mtok: best == null ? "" : fill(t.best_at, { price: f.usd(best, true), users: users(t, f, r.best_concurrency) }),
+    best_per_mtok:
+      best == null ? "" : fill(t.best_at, { price: f.usd(best, true), users: users(t, f, r.best_concurrency) }),
     max_users: fits ? f.number(r.max_users_at_target, 0) : "",
     reason: r.reason_text,
   };
@@ -101,7 +102,14 @@ export function rowTexts(r, kind, t, f) {
 
 export function barView(r, kind, t, f) {
   const capacity = r.capacity_gb;
-  const parts = kind === "diffusion" ? [["weights", r.need_gb]] : [["weights", r.weights_gb], ["kv", r.kv_gb], ["reserve", r.reserve_gb]];
+  const parts =
+    kind === "diffusion"
+      ? [["weights", r.need_gb]]
+      : [
+          ["weights", r.weights_gb],
+          ["kv", r.kv_gb],
+          ["reserve", r.reserve_gb],
+        ];
   const used = parts.reduce((sum, [, v]) => sum + v, 0);
   const scale = Math.max(capacity, used);
   parts.push(["free", Math.max(capacity - used, 0)]);
@@ -114,13 +122,15 @@ export function barView(r, kind, t, f) {
   }
   return {
     rects,
-    label: parts.map(([name, value]) => `${t["bar_" + name]} ${f.number(value, 1)}\u00a0${t.unit_gb}`).join(" · "),
+    label: parts.map(([name, value]) => `${t[`bar_${name}`]} ${f.number(value, 1)}\u00a0${t.unit_gb}`).join(" · "),
     text: `${f.number(used, 1)} / ${f.number(capacity, 1)}\u00a0${t.unit_gb}`, // a figure and its unit never part
   };
 }
 
 export function rectsHtml(bar) {
-  return bar.rects.map((p) => `<rect class="bar__${p.name}" x="${p.x}" width="${p.width}" height="10"></rect>`).join("");
+  return bar.rects
+    .map((p) => `<rect class="bar__${p.name}" x="${p.x}" width="${p.width}" height="10"></rect>`)
+    .join("");
 }
 
 export function barHtml(bar) {
@@ -144,7 +154,7 @@ export function targetLook(r) {
 }
 
 const DATA_ATTRS = ["node", "verdict", "cards", "tokS", "priceMonth", "gpu", "link", "target"];
-const kebab = (key) => key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 // A whole row, as the build writes it (used when the nodes change, never for a patch).
 export function rowHtml(r, kind, order, t, f, gpuNames, columns) {

@@ -8,7 +8,8 @@ export const FILTERS = ["verdict", "gpu", "link"];
 export function viewParams(filters, sort, defaultSort) {
   const out = [];
   for (const name of FILTERS) if (filters[name]) out.push([name, filters[name]]);
-  if (sort && (sort.col !== defaultSort.col || sort.dir !== defaultSort.dir)) out.push(["sort", (sort.dir < 0 ? "-" : "") + sort.col]);
+  if (sort && (sort.col !== defaultSort.col || sort.dir !== defaultSort.dir))
+    out.push(["sort", (sort.dir < 0 ? "-" : "") + sort.col]);
   return out;
 }
 
