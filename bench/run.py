@@ -64,6 +64,11 @@ TARGETS = {
     "repaint_ms": ("<", 50.0, "field change to new table painted, engine ready (every change, reader's pace)"),
     "repaint_engine_only_ms": ("<", 50.0, "the same, for context and concurrency changes (no build-time answer)"),
     "loading_answer_ms": ("<", 100.0, "catalog model, then format, at the default context, before Pyodide is ready"),
+    "slow_pending_ms": (
+        "<",
+        100.0,
+        "on the slow profile, a change the engine alone can answer, made while it loads, to the answer marked pending",
+    ),
     "build_ratio": (
         "<=",
         1.3,
@@ -265,6 +270,28 @@ def bench_preview(runs: int, work: Path) -> dict[str, Any]:
 
 # --- browser --------------------------------------------------------------------------------
 
+# A phone on a slow network: Chromium's emulation of a 9 Mbit/s link with 150 ms of latency and a
+# CPU four times slower than the bench's.
+SLOW_NETWORK = {
+    "offline": False,
+    "latency": 150,
+    "downloadThroughput": 9_000_000 / 8,
+    "uploadThroughput": 9_000_000 / 8,
+}
+SLOW_CPU = 4
+# In the page: a concurrency only the engine can answer, typed while it loads; the milliseconds
+# from that change to the card marked busy (aria-busy), on the page's own clock.
+CHANGE_TO_PENDING = """() => new Promise((done) => {
+  const field = document.querySelector("input[name=concurrency]");
+  const card = document.querySelector("[data-answer]");
+  const t0 = performance.now();
+  field.value = "20";
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+  field.dispatchEvent(new Event("change", { bubbles: true }));
+  const check = () => (card.getAttribute("aria-busy") === "true" ? done(performance.now() - t0) : requestAnimationFrame(check));
+  check();
+})"""
+
 
 def mark(page: Any, name: str) -> float | None:
     return page.evaluate(
@@ -401,6 +428,7 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
     return_ready, return_ratio, return_fetched, private_ready, private_fetched = [], [], [], [], []
     return_steps: dict[str, list[float]] = {name: [] for name in WORKER_STEPS}
     repaint, repaint_first, repaint_engine, loading_answer = [], [], [], []
+    slow_pending, slow_ready = [], []
     # Under the Cache-Control headers README's Hosting section suggests (return visits use them).
     with serve(site, caching=True) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
@@ -485,6 +513,21 @@ def bench_browser(runs: int, site: Path) -> dict[str, Any]:
                 time.sleep(READER_PAUSE_S)
             context.close()
 
+            # The slow profile: the change shows as pending at once, and the engine is ready when.
+            context = browser.new_context()
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            cdp.send("Network.enable")
+            cdp.send("Network.emulateNetworkConditions", SLOW_NETWORK)
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": SLOW_CPU})
+            page.goto(f"{url}/fr/configurateur/")
+            page.wait_for_selector('[data-engine-status="loading"]', timeout=60_000)
+            slow_pending.append(page.evaluate(CHANGE_TO_PENDING))
+            slow_ready.append(wait_mark(page, "configurator-ready", timeout=300))
+            context.close()
+
+        out["slow_pending_ms"] = stats(slow_pending, "ms")
+        out["slow_engine_ready_ms"] = stats(slow_ready, "ms")
         out["configurator_first_paint_ms"] = stats(first_paint, "ms")
         out["configurator_ready_ms"] = stats(ready, "ms")
         out["bare_pyodide_ready_ms"] = stats(bare_ready, "ms")
