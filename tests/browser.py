@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from .site_build import ROOT
 
@@ -54,3 +55,26 @@ def measure(page: Any, node: str, text: str) -> str:
     page.fill("#measure-text", text)
     page.click("[data-measure] button[type=submit]")
     return wait_until(lambda: page.get_attribute("[data-measure] [data-result]", "data-verdict"), 90, "the verdict")
+
+
+PAGE_PATHS = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["extra"]["page_paths"]
+
+
+def open_page(
+    browser: Any,
+    server: str,
+    locale: str,
+    size: tuple[int, int],
+    query: str = "",
+    path: str = "configurator",
+    **options: Any,
+) -> tuple[Any, Any, list[str]]:
+    """A page of the site in a new context of `size`, with the console's errors and the page's
+    exceptions collected in the list returned beside it."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, **options)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/{locale}/{PAGE_PATHS[path][locale]}{query}")
+    return context, page, errors

@@ -14,8 +14,9 @@ from macros.locale_format import Formatter
 from macros.messages import engine_words
 
 from .browser import AXE, wait_until
+from .browser import open_page as open_browser_page
 from .test_configurator import card, wait_ready
-from .test_site import LOCALES, PAGE_PATHS
+from .test_site import LOCALES
 
 pytestmark = pytest.mark.browser
 
@@ -25,13 +26,7 @@ QUERY = f"?{urlencode(WORKLOAD)}"
 
 
 def open_page(browser, server, locale, size, query=QUERY, **options):
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, **options)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{server}/{locale}/{PAGE_PATHS['configurator'][locale]}{query}")
-    return context, page, errors
+    return open_browser_page(browser, server, locale, size, query, **options)
 
 
 def settled(page, context_tokens):

@@ -17,9 +17,9 @@ from macros.fitengine import answer
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter
 
-from .browser import wait_until
+from .browser import open_page, wait_until
 from .test_configurator import card, wait_ready
-from .test_site import LOCALES, PAGE_PATHS
+from .test_site import LOCALES
 
 pytestmark = pytest.mark.browser
 
@@ -34,16 +34,6 @@ LINK = {
     "min_speed": 10,
     "max_ttft": 1.5,
 }
-
-
-def open_page(browser, server, locale, size, query="", path="configurator", **options):
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, **options)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{server}/{locale}/{PAGE_PATHS[path][locale]}{query}")
-    return context, page, errors
 
 
 def settled(page, concurrency):
