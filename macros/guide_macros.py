@@ -27,6 +27,7 @@ from macros.fitengine import (
 from macros.fitengine.api import LAYOUT_KEYS
 from macros.fitengine.fit import MAX_CONCURRENCY
 from macros.fitengine.reasons import REASON_DIGITS, TEMPLATES
+from macros.fitengine.units import SECONDS_PER_HOUR, hourly, month_seconds
 from macros.i18n import LABELS, unmapped
 from macros.locale_format import UNITS, Formatter, resolution_text
 from macros.markup import Markup, code, markup
@@ -413,7 +414,7 @@ class GuideMacros:
                     t[f"topology_{node.topology}"] + (f" ({self._link_name(link)})" if link else ""),
                     self.fmt.unit(gpu.memory_sold_gb * node.count, "GB"),
                     self.fmt.usd(node.price_month_usd),
-                    self.fmt.usd(node.price_month_usd / c.assumptions.hours_per_month, cents=True),
+                    self.fmt.usd(hourly(node.price_month_usd, c.assumptions.hours_per_month), cents=True),
                 ]
             )
         header = [t["node"], t["gpu"], t["count"], t["topology"], t["total_vram"], t["price_month"], t["price_hour"]]
@@ -1067,7 +1068,7 @@ class GuideMacros:
         r = self._fit(model_id, fmt_id)[node_id]
         c = self.catalog
         best = self._one(model_id, fmt_id, node_id, r.best_concurrency)
-        total = (best.decode_tok_s_total or 0) * 3600 * c.assumptions.hours_per_month / 1e6
+        total = (best.decode_tok_s_total or 0) * month_seconds(c.assumptions.hours_per_month) / 1e6
         return self.fmt.number(total)
 
     def best_price(self, model_id: str, fmt_id: str, node_id: str) -> str:
@@ -1184,7 +1185,10 @@ class GuideMacros:
                     self.fmt.unit(timing["seconds"]["value"], "s", 1),
                     f"{self.fmt.number(measured, 2)} ×",
                     f"{self.fmt.number(datasheet, 2)} ×",
-                    self.fmt.usd(self._card_hour(timing["gpu"]) * timing["seconds"]["value"] / 3600 * 1000, cents=True),
+                    self.fmt.usd(
+                        self._card_hour(timing["gpu"]) * timing["seconds"]["value"] / SECONDS_PER_HOUR * 1000,
+                        cents=True,
+                    ),
                     self.fmt.unit(self._implied_tflops(timing), "TFLOPS", 0),
                     self.fmt.unit(self._dense_tflops(timing), "TFLOPS", 0),
                     self._cite(timing["url"]),
@@ -1222,7 +1226,9 @@ class GuideMacros:
     def _card_hour(self, gpu_id: str) -> float:
         """The lowest price of one hour of one card of `gpu_id` among the nodes."""
         c = self.catalog
-        return min(n.price_month_usd / n.count for n in c.nodes if n.gpu == gpu_id) / c.assumptions.hours_per_month
+        return hourly(
+            min(n.price_month_usd / n.count for n in c.nodes if n.gpu == gpu_id), c.assumptions.hours_per_month
+        )
 
     def image_ratio(self, reference_id: str, timing_id: str, datasheet: bool = False) -> str:
         """How much faster the second card is than the first: measured, or from the datasheets."""
@@ -1331,7 +1337,7 @@ class GuideMacros:
         model_id = self._api(price_id)["model"]
         node = c.node(node_id)
         tokens = node.price_month_usd / self._api_per_output_mtok(price_id)
-        rate = tokens * 1e6 / (c.assumptions.hours_per_month * 3600)
+        rate = tokens * 1e6 / month_seconds(c.assumptions.hours_per_month)
         fit = self._fit(model_id, fmt_id)[node_id]
         if fit.verdict == "none":
             raise ValueError(f"{model_id} in {fmt_id} does not fit {node_id}: it has no break-even with an API")

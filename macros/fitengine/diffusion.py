@@ -15,7 +15,7 @@ from .errors import unknown
 from .fit import format_support
 from .memory import UNQUANTIZED_BITS
 from .reasons import Reason
-from .units import GB
+from .units import GB, hourly
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def fit_diffusion_node(catalog: Catalog, model: DiffusionModel, fmt: Format, nod
     gpu = catalog.gpus[node.gpu]
     a = catalog.assumptions
     capacity = gpu.memory_usable_bytes * a.usable_fraction
-    price_hour = node.price_month_usd / a.hours_per_month
+    price_hour = hourly(node.price_month_usd, a.hours_per_month)
     full = pipeline_bytes(model, fmt)
     common = {
         "node": node.id,

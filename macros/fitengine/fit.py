@@ -28,7 +28,7 @@ from .reasons import Reason, render
 from .serving import Serving, Steady, batched_tokens, max_sequences
 from .topology import group_link
 from .trust import trust
-from .units import GB
+from .units import GB, SECONDS_PER_HOUR, hourly
 
 MAX_CONCURRENCY = 4096
 MAX_TOKENS = 10_000_000
@@ -451,7 +451,7 @@ def fit_node(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | Non
 
 def price_fit(catalog: Catalog, work: Workload, node: Node, unpriced: Unpriced) -> NodeFit:
     """The node's answer at its price: its monthly and hourly price, and its prices per million tokens."""
-    price_hour = node.price_month_usd / catalog.assumptions.hours_per_month
+    price_hour = hourly(node.price_month_usd, catalog.assumptions.hours_per_month)
     tokens = unpriced.figures["tokens_per_hour"]
     return NodeFit(
         **unpriced.figures,
@@ -465,7 +465,7 @@ def price_fit(catalog: Catalog, work: Workload, node: Node, unpriced: Unpriced) 
 
 def _per_million(price_hour: float, tok_s: float | None) -> float | None:
     """The hour's price per million tokens made at `tok_s` tokens per second (None: no such figure)."""
-    return price_hour / (tok_s * 3600) * 1e6 if tok_s else None
+    return price_hour / (tok_s * SECONDS_PER_HOUR) * 1e6 if tok_s else None
 
 
 def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: _Sizing | None = None) -> Unpriced:
@@ -738,7 +738,7 @@ def _speed(
         "allreduce_ms_per_token": slowest.communication_s * 1000,
         "link": _link_name(serving),
         "meets_target": work.meets(slowest.tpot_s, slowest.ttft_s),
-        "tokens_per_hour": total * 3600 * (work.input_tokens + work.output_tokens) / work.output_tokens,
+        "tokens_per_hour": total * SECONDS_PER_HOUR * (work.input_tokens + work.output_tokens) / work.output_tokens,
     }
     return figures, total
 

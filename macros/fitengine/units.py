@@ -13,3 +13,16 @@ def to_bytes(value: float, unit: str) -> float:
         return value * _BYTES[unit]
     except KeyError:
         raise ValueError(f"unknown memory unit {unit!r}; expected one of {sorted(_BYTES)}") from None
+
+
+SECONDS_PER_HOUR = 3600
+
+
+def hourly(monthly: float, hours_per_month: float) -> float:
+    """A monthly amount (a node's price) per hour billed: the one conversion from month to hour."""
+    return monthly / hours_per_month
+
+
+def month_seconds(hours_per_month: float) -> float:
+    """The seconds billed in a month: a rate per second times this is the month's amount."""
+    return hours_per_month * SECONDS_PER_HOUR
