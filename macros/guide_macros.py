@@ -25,6 +25,7 @@ from macros.fitengine import (
     weight_bytes,
 )
 from macros.fitengine.api import LAYOUT_KEYS
+from macros.fitengine.catalog import ApiPrice
 from macros.fitengine.fit import MAX_CONCURRENCY
 from macros.fitengine.reasons import REASON_DIGITS, TEMPLATES
 from macros.fitengine.units import SECONDS_PER_HOUR, hourly, month_seconds
@@ -1268,7 +1269,8 @@ class GuideMacros:
 
     def api_price(self, price_id: str, part: str = "output") -> str:
         """What the API charges per million `input` or `output` tokens, as the provider wrote it."""
-        return self.fmt.usd(self._api(price_id)[part]["value"], cents=True)
+        price = self._api(price_id)
+        return self.fmt.usd(price.input_usd_per_mtok if part == "input" else price.output_usd_per_mtok, cents=True)
 
     def api_cost(self, price_id: str) -> str:
         """The API's bill per million output tokens, the prompts of the engine's default request included."""
@@ -1280,11 +1282,11 @@ class GuideMacros:
 
         from babel.dates import format_date
 
-        return format_date(datetime.date.fromisoformat(self._api(price_id)["read"]), "long", locale=self.locale)
+        return format_date(datetime.date.fromisoformat(self._api(price_id).read), "long", locale=self.locale)
 
     def api_source(self, price_id: str) -> str:
         """The page the price was read on, cited as text."""
-        return self._cite(self._api(price_id)["url"])
+        return self._cite(self._api(price_id).url)
 
     def api_breakeven(self, price_id: str, fmt_id: str, node_id: str, part: str = "tokens") -> str:
         """One figure of the break-even: `tokens` (millions a month), `rate` (tok/s) or `users`."""
@@ -1320,13 +1322,13 @@ class GuideMacros:
             )
         return _table([t["node"], t["price_month"], t["be_tokens"], t["be_rate"], t["be_users"]], rows)
 
-    def _api(self, price_id: str) -> dict[str, Any]:
-        return next(p for p in self.data["api_prices"] if p["id"] == price_id)
+    def _api(self, price_id: str) -> ApiPrice:
+        return self.catalog.api_prices[price_id]
 
     def _api_per_output_mtok(self, price_id: str) -> float:
         """Input and output price folded into one per million output tokens, at the default request's lengths."""
-        price, a = self._api(price_id), self.catalog.assumptions
-        return price["output"]["value"] + price["input"]["value"] * a.default_input_tokens / a.default_output_tokens
+        a = self.catalog.assumptions
+        return self._api(price_id).per_output_mtok(a.default_input_tokens, a.default_output_tokens)
 
     def _breakeven(self, price_id: str, fmt_id: str, node_id: str) -> tuple[float, float, int, float, NodeFit | None]:
         """Millions of output tokens a month above which the node costs less than the API for the
@@ -1334,7 +1336,7 @@ class GuideMacros:
         fewest users at once whose node total reaches it (0: none does), the node's highest total,
         and the node's answer at those users (None when none reaches it)."""
         c = self.catalog
-        model_id = self._api(price_id)["model"]
+        model_id = self._api(price_id).model
         node = c.node(node_id)
         tokens = node.price_month_usd / self._api_per_output_mtok(price_id)
         rate = tokens * 1e6 / month_seconds(c.assumptions.hours_per_month)

@@ -207,3 +207,15 @@ def test_an_edit_of_one_file_is_read_and_the_others_are_kept(tmp_path):
     nodes.write_text(text.replace(price, "price_month: {value: -1,", 1))
     _, problems = read_catalog(folder)
     assert any(p.file == "catalog/nodes.yaml" and "price_month" in p.field for p in problems)
+
+
+def test_api_prices_are_typed_in_the_catalog(catalog, catalog_data):
+    """Each per-token API price of api_prices.yaml reaches the typed catalog, with its bill per
+    million output tokens for requests of given lengths (the prompts billed at the input rate)."""
+    assert set(catalog.api_prices) == {p["id"] for p in catalog_data["api_prices"]}
+    for entry in catalog_data["api_prices"]:
+        price = catalog.api_prices[entry["id"]]
+        assert price.model in catalog.llms and price.read == str(entry["read"])
+        inp, out = entry["input"]["value"], entry["output"]["value"]
+        assert price.per_output_mtok(1024, 256) == pytest.approx(out + inp * 4)
+        assert price.per_output_mtok(256, 256) == pytest.approx(out + inp)

@@ -7,7 +7,7 @@ seconds, TFLOPS, USD.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -211,6 +211,23 @@ class Assumptions:
 
 
 @dataclass(frozen=True)
+class ApiPrice:
+    """A per-token API's published price for a catalog model, per million tokens in and out."""
+
+    id: str
+    provider: str
+    model: str
+    input_usd_per_mtok: float
+    output_usd_per_mtok: float
+    url: str
+    read: str  # the day the price was read, ISO 8601
+
+    def per_output_mtok(self, input_tokens: int, output_tokens: int) -> float:
+        """The bill per million output tokens for requests of these lengths (the prompts billed in)."""
+        return self.output_usd_per_mtok + self.input_usd_per_mtok * input_tokens / output_tokens
+
+
+@dataclass(frozen=True)
 class Catalog:
     gpus: dict[str, Gpu]
     links: dict[str, Link]
@@ -222,6 +239,7 @@ class Catalog:
     diffusion: dict[str, DiffusionModel]
     assumptions: Assumptions
     error_band: dict[str, Any] | None = None  # catalog/validation/error_band.json, when present
+    api_prices: dict[str, ApiPrice] = field(default_factory=dict)  # catalog/api_prices.yaml
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Catalog:
@@ -237,6 +255,7 @@ class Catalog:
             diffusion={m["id"]: _diffusion(m) for m in data["diffusion"]},
             assumptions=_assumptions(data["assumptions"]),
             error_band=data.get("error_band"),
+            api_prices={p["id"]: _api_price(p) for p in data.get("api_prices", ())},
         )
 
     def node(self, node_id: str) -> Node:
@@ -455,4 +474,16 @@ def _assumptions(a: dict[str, Any]) -> Assumptions:
         target_tok_s=float(val("target_tok_s")),
         target_ttft_s=float(val("target_ttft_s")),
         diffusion_reference_gpu=str(val("diffusion_reference_gpu")),
+    )
+
+
+def _api_price(p: dict[str, Any]) -> ApiPrice:
+    return ApiPrice(
+        id=p["id"],
+        provider=p["provider"],
+        model=p["model"],
+        input_usd_per_mtok=float(p["input"]["value"]),
+        output_usd_per_mtok=float(p["output"]["value"]),
+        url=p["url"],
+        read=str(p["read"]),
     )
