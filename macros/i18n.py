@@ -415,6 +415,7 @@ WIDGET = Localized(
             "err_text_too_long": "“{key}” must be text of at most {maximum} characters.",
             "err_not_text": "“{key}” must be text.",
             "err_request_not_object": "The request must be a JSON object.",
+            "err_unknown_request_key": "Unknown request field: {request_key}; the fields are: {choices}.",
             "input_tokens": "Input tokens per request",
             "output_tokens": "Output tokens per request",
             "layout_legend": "More options: runtime, KV cache, layout",

@@ -282,6 +282,9 @@ def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpr
     """
     if not isinstance(request, dict):
         raise EngineError("the request must be an object", "request_not_object")
+    undeclared = [key for key in request if key not in REQUEST_KEYS]
+    if undeclared:  # a misspelled key would otherwise be answered with its default, silently
+        raise unknown("request_key", undeclared[0], REQUEST_KEYS)
     fmt = _id(request, "format")
     model_id = _id(request, "model")
     node_id = _id(request, "node")
