@@ -1156,7 +1156,10 @@ class GuideMacros:
         )
         table = f"<table><thead><tr><th>{t['prompt_tokens']}</th>{head}</tr></thead><tbody>{rows}</tbody></table>"
         return register(
-            f'<figure class="chart-figure">{svg}<figcaption>{escape(title)}. {t["chart_link_key"]}</figcaption></figure>'
+            # On a phone the chart keeps a legible width and scrolls sideways in its own box.
+            f'<figure class="chart-figure"><div class="chart-figure__scroll" tabindex="0" role="region"'
+            f' aria-label="{escape(title)}">{svg}</div>'
+            f"<figcaption>{escape(title)}. {t['chart_link_key']}</figcaption></figure>"
             f"<details><summary>{t['chart_values']}</summary>{table}</details>"
         )
 

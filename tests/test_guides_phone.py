@@ -77,3 +77,22 @@ def test_the_home_page_leads_to_the_configurator(browser, server, locale):
     button.click()
     page.wait_for_url(f"**/{locale}/{PAGE_PATHS['configurator'][locale]}")
     context.close()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_first_token_chart_reads_on_a_phone(browser, server, locale):
+    """The NVLink guide's build-time chart keeps its labels at a legible size at 390 px (it
+    scrolls sideways in its own box) and never widens the page."""
+    context = browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
+    page = context.new_page()
+    page.goto(f"{server}/{locale}/{PAGE_PATHS['nvlink'][locale]}")
+    sizes = page.eval_on_selector_all(
+        "svg.chart text.chart__tick", "els => els.map((el) => el.getBoundingClientRect().height)"
+    )
+    assert sizes and min(sizes) >= 10, sizes  # 11 px labels drawn at least at 10 px on screen
+    box = page.eval_on_selector(
+        ".chart-figure__scroll", "el => [el.scrollWidth, el.clientWidth, el.tabIndex, el.getAttribute('aria-label')]"
+    )
+    assert box[0] > box[1] and box[2] == 0 and box[3], box
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+    context.close()
