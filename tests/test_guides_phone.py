@@ -13,7 +13,8 @@ PHONE = (390, 844)
 
 PINNED = """() => Array.from(document.querySelectorAll('.md-typeset table:not([class])'))
   .map((table) => [table, table.closest('.md-typeset__scrollwrap') || table])
-  .filter(([, scroller]) => scroller.scrollWidth > scroller.clientWidth + 1)
+  // wider than its box (Material's padding around a table that fits scrolls it a few pixels)
+  .filter(([table, scroller]) => table.getBoundingClientRect().width > scroller.clientWidth + 1)
   .map(([table, scroller]) => {
     const secondBefore = table.rows[0].cells[1].getBoundingClientRect().left;
     scroller.scrollLeft = scroller.scrollWidth;
