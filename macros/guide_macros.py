@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from functools import cached_property
 from html import escape
 from itertools import pairwise
 from typing import Any
@@ -1447,13 +1448,18 @@ class GuideMacros:
         word = self.t.get(f"unit_{unit}_many") or self.t.get(f"unit_{unit}", unit)
         return self.t.get(f"unit_{unit}_one", word) if value == 1 else word
 
+    @cached_property
+    def _records(self) -> dict[str, dict[str, Any]]:
+        """The published measurements by id (records.yaml, read once for the page's tables)."""
+        from macros.validation import records
+
+        return {r["id"]: r for r in records()}
+
     def _record(self, record_id: str) -> str:
         """A published measurement named by its setup in words (model, cards, runtime), not by its id:
         the catalog's names where the record maps to it, the publisher's words (without their
         parenthetical notes) otherwise; the id stays in `data-record`, to find it in records.yaml."""
-        from macros.validation import records
-
-        record = next(r for r in records() if r["id"] == record_id)
+        record = self._records[record_id]
         model = _plain(str(record.get("published_model") or "")).split("/")[-1]
         fmt = self.catalog.formats.get(record.get("format", ""))
         gpu_id = record.get("gpu")

@@ -68,6 +68,14 @@ const row = (over) => ({
   ...over,
 });
 
+// An English file's lines as cells, its byte-order mark left out.
+const englishCells = (text) =>
+  text
+    .slice(1)
+    .trim()
+    .split("\r\n")
+    .map((l) => l.split(","));
+
 test("each locale's separator: a comma's locale takes semicolons", () => {
   assert.equal(separatorFor("fr"), ";");
   assert.equal(separatorFor("en"), ",");
@@ -145,11 +153,7 @@ test("a node that does not fit has no speed, price per token or users", () => {
     gpuNames,
     locale: "en",
   });
-  const [header, line] = text
-    .slice(1)
-    .trim()
-    .split("\r\n")
-    .map((l) => l.split(","));
+  const [header, line] = englishCells(text);
   assert.equal(line[header.indexOf("Speed per user (tok/s)")], "");
   assert.equal(line[header.indexOf("H max_users")], "");
   assert.equal(line[header.indexOf("H price_month")], "2190");
@@ -163,11 +167,7 @@ test("an image model's file names its own columns", () => {
     gpuNames,
     locale: "en",
   });
-  const [header, line] = text
-    .slice(1)
-    .trim()
-    .split("\r\n")
-    .map((l) => l.split(","));
+  const [header, line] = englishCells(text);
   assert.equal(line[header.indexOf("Relative speed (× L40S)")], "1.96");
   assert.equal(line[header.indexOf("H total")], "on the card");
   assert.ok(!header.includes("H best_users"));
