@@ -11,13 +11,10 @@ import {
   quote,
   separatorFor,
 } from "../../overrides/assets/javascripts/configurator/csv.js";
+import { VERDICT_WORDS } from "./verdict-words.mjs";
 
 const t = {
-  node_name: "{count} × {gpu}",
-  single: "one card",
-  split: "split",
-  none: "does not fit",
-  layout: "{cards} cards, TP {tp} × PP {pp}",
+  ...VERDICT_WORDS,
   mark_recommended: "recommended",
   mark_missed: "misses the target",
   text_encoders_card: "on the card",

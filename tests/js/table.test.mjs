@@ -5,13 +5,10 @@ import { test } from "node:test";
 
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
 import { readColumns, rowData, rowHtml, targetLook } from "../../overrides/assets/javascripts/configurator/table.js";
+import { VERDICT_WORDS } from "./verdict-words.mjs";
 
 const t = {
-  node_name: "{count} × {gpu}",
-  single: "one card",
-  split: "split",
-  none: "does not fit",
-  layout: "{cards} cards, TP {tp} × PP {pp}",
+  ...VERDICT_WORDS,
   layout_ranks: "{cards} cards, DP {dp} × TP {tp}",
   best_at: "{price} at {users}",
   users_one: "{n} user",
