@@ -1274,7 +1274,10 @@ class GuideMacros:
     def api_price(self, price_id: str, part: str = "output") -> str:
         """What the API charges per million `input` or `output` tokens, as the provider wrote it."""
         price = self._api(price_id)
-        return self.fmt.usd(price.input_usd_per_mtok if part == "input" else price.output_usd_per_mtok, cents=True)
+        rates = {"input": price.input_usd_per_mtok, "output": price.output_usd_per_mtok}
+        if part not in rates:
+            raise ValueError(f"api_price part {part!r}: expected 'input' or 'output'")
+        return self.fmt.usd(rates[part], cents=True)
 
     def api_cost(self, price_id: str) -> str:
         """The API's bill per million output tokens, the prompts of the engine's default request included."""
