@@ -790,8 +790,8 @@ def _most_at_target(work: Workload, sizing: _Sizing, serving: Serving) -> int:
     def within(batch: int) -> bool:  # the row's own test (meets_target)
         return work.meets(steady(batch).tpot_s, steady(batch).ttft_s)
 
-    def gap(batch: int) -> float:  # how far from the edge: what the false position reads
-        return work.shortfall(steady(batch).tpot_s, steady(batch).ttft_s) - 1
+    def gap(batch: int) -> float:  # how far from the edge, on a log scale: what the false position reads
+        return math.log(max(work.shortfall(steady(batch).tpot_s, steady(batch).ttft_s), 1e-300))
 
     if admitted < 1 or not within(1):
         return 0
@@ -804,23 +804,23 @@ def _most_at_target(work: Workload, sizing: _Sizing, serving: Serving) -> int:
         while most > admitted and not within(most):  # float rounding at the edge
             most -= 1
         return most
-    # Bracket [lo, hi]: lo within the target, hi not. The gap is read as a line between them,
-    # the Illinois rule halving the side that stays; a bisection step whenever the guess falls
-    # on an end.
+    # Bracket [lo, hi]: lo within the target, hi not. The gap's logarithm is read as a line
+    # between them (the miss grows by about a constant factor per user added near the edge, more
+    # than in proportion), the Illinois rule halving the side that stays; a guess that rounds
+    # onto an end moves to its neighbor inside, where the line says the edge is.
     lo, hi = 1, admitted
     g_lo, g_hi = gap(lo), gap(hi)
     side = 0
     while hi - lo > 1:
-        guess = lo + round((hi - lo) * -g_lo / (g_hi - g_lo)) if g_hi > g_lo else (lo + hi) // 2
-        if not lo < guess < hi:
-            guess = (lo + hi) // 2
+        guess = lo + (hi - lo) * -g_lo / (g_hi - g_lo) if g_hi > g_lo else (lo + hi) / 2
+        guess = min(max(round(guess), lo + 1), hi - 1)
         if within(guess):
-            lo, g_lo = guess, gap(guess)
+            lo, g_lo = guess, min(gap(guess), 0.0)
             if side == 1:
                 g_hi /= 2
             side = 1
         else:
-            hi, g_hi = guess, gap(guess)
+            hi, g_hi = guess, max(gap(guess), 0.0)
             if side == -1:
                 g_lo /= 2
             side = -1
@@ -861,18 +861,25 @@ def _cheapest_batch(cost: Callable[[int], float], most: int) -> int:
 
     The cost falls as the weights' reads are shared by more sequences, then may rise where the
     prompts' share of the steps and each sequence's own time outweigh it: one valley. Still
-    falling at `most`, the valley's floor is there; else a search of the integers finds it.
+    falling at `most`, the valley's floor is there; else a Fibonacci search of the integers
+    finds it, each round reusing one of the last round's two costs.
     """
     if most == 1 or cost(most) < cost(most - 1):
         return most
-    lo, hi = 1, most
-    while hi - lo > 2:
-        a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
-        if cost(a) <= cost(b):
-            hi = b
-        else:
+    fib = [1, 1]
+    while fib[-1] < most:
+        fib.append(fib[-1] + fib[-2])
+
+    def priced(batch: int) -> float:  # beyond `most` the valley is closed: an infinite cost
+        return cost(batch) if batch <= most else math.inf
+
+    lo, k = 1, len(fib) - 1  # the valley's floor lies in [lo, lo + fib[k]]
+    while k > 2:
+        a, b = lo + fib[k - 2], lo + fib[k - 1]
+        if priced(a) > priced(b):
             lo = a
-    return min(range(lo, hi + 1), key=lambda b: (cost(b), b))
+        k -= 1
+    return min(range(lo, min(lo + fib[k], most) + 1), key=lambda b: (cost(b), b))
 
 
 def replica(catalog: Catalog, work: Workload, node: Node, layout: Layout) -> Serving:

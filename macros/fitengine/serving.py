@@ -379,38 +379,37 @@ class Serving:
                 wait, tpot, cycle = through(0.0)
         else:
             # The load is where the cycle it gives matches the one it comes from (busy x cycle =
-            # the other prompts' time): a root of a function without poles on [0, 1], found by
-            # false position with the Illinois rule (the end that stays has its value halved).
-            def gap(busy: float) -> float:
-                tpot = through(busy)[1]
-                return (
-                    busy * busy / 2 * prefill
-                    + busy * (1 - busy) * (prefill + decodes * tpot)
-                    - (1 - busy) * others * prefill
-                )
+            # the other prompts' time). At a fixed time per token that balance is a quadratic in
+            # the load with one root in [0, 1]; the time per token depends on the load only
+            # through the prompts' share of the steps, so the root is found by solving the
+            # quadratic at the time per token of the last load until the load stays put.
+            per_prefill = decodes / prefill
 
-            lo, hi = 0.0, 1.0
-            g_lo, g_hi = -others * prefill, prefill / 2
-            busy, side = 0.5, 0
+            def balanced(load: float) -> float:  # the quadratic's root at the time per token of `load`
+                q = per_prefill * through(load)[1]
+                b = 1 + q + others
+                return 2 * others / (b + math.sqrt(b * b - 4 * (0.5 + q) * others))
+
+            # A solve at the last load's time per token moves the load toward the root; the root
+            # of (solve - load) is approached by secant steps kept inside the bracket the solves
+            # have drawn (a plain solve, or a bisection, where a step would leave it).
+            lo, hi = 0.0, 1.0  # solve - load is positive at lo, negative at hi
+            x0, h0 = 0.0, balanced(0.0)
+            x1 = root = h0
             for _ in range(_STEADY_ROUNDS):
-                busy = hi - g_hi * (hi - lo) / (g_hi - g_lo)
-                g = gap(busy)
-                if abs(g) <= 1e-12 * prefill:  # the root, to far below a microsecond of the cycle
-                    lo = hi = busy
+                root = balanced(x1)
+                h1 = root - x1
+                if abs(h1) <= 1e-12:
                     break
-                if g < 0:
-                    lo, g_lo = busy, g
-                    if side == 1:
-                        g_hi /= 2
-                    side = 1
+                if h1 > 0:
+                    lo = x1
                 else:
-                    hi, g_hi = busy, g
-                    if side == -1:
-                        g_lo /= 2
-                    side = -1
-                if hi - lo <= 1e-9:
-                    break
-            busy = min(hi, _BUSIEST)
+                    hi = x1
+                guess = x1 - h1 * (x1 - x0) / (h1 - h0) if h1 != h0 else root
+                if not lo < guess < hi:
+                    guess = root if lo < root < hi else (lo + hi) / 2
+                x0, h0, x1 = x1, h1, guess
+            busy = min(root, _BUSIEST)
             wait, tpot, cycle = through(busy)
         burst = self.runtime.arrival_burst * others / 2 * prefill
         ttft = self.runtime.request_overhead_s + wait + burst + prefill
