@@ -804,15 +804,17 @@ def _most_at_target(work: Workload, sizing: _Sizing, serving: Serving) -> int:
         while most > admitted and not within(most):  # float rounding at the edge
             most -= 1
         return most
-    # Bracket [lo, hi]: lo within the target, hi not. The gap's logarithm is read as a line
-    # between them (the miss grows by about a constant factor per user added near the edge, more
-    # than in proportion), the Illinois rule halving the side that stays; a guess that rounds
-    # onto an end moves to its neighbor inside, where the line says the edge is.
+    # Bracket [lo, hi]: lo within the target, hi not. The gap's logarithm is read as a line in
+    # the square root of the users between them (the miss grows faster than in proportion near
+    # the edge; on those scales it is nearest a line across the catalog's models and cards), the
+    # Illinois rule halving the side that stays; a guess that rounds onto an end moves to its
+    # neighbor inside, where the line says the edge is.
     lo, hi = 1, admitted
     g_lo, g_hi = gap(lo), gap(hi)
     side = 0
     while hi - lo > 1:
-        guess = lo + (hi - lo) * -g_lo / (g_hi - g_lo) if g_hi > g_lo else (lo + hi) / 2
+        root_lo, root_hi = math.sqrt(lo), math.sqrt(hi)
+        guess = (root_lo + (root_hi - root_lo) * -g_lo / (g_hi - g_lo)) ** 2 if g_hi > g_lo else (lo + hi) / 2
         guess = min(max(round(guess), lo + 1), hi - 1)
         if within(guess):
             lo, g_lo = guess, min(gap(guess), 0.0)

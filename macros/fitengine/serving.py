@@ -169,16 +169,22 @@ class Serving:
         dp = self.layout.dp
         node_tokens = node_tokens or tokens * dp
         memory = (self.weights_read(tokens, node_tokens) / self.layout.tp + kv_read) / bandwidth
-        p = self.params
+        matmul_token, experts_token = self._matmul_terms
         if dp == 1:
-            matmul = 2 * (p.active - p.embeddings) * tokens
+            matmul = matmul_token * tokens
         else:
-            matmul = 2 * (p.active - p.embeddings - p.experts_active) * tokens + 2 * p.experts_active * node_tokens / dp
+            matmul = (matmul_token - experts_token) * tokens + experts_token * node_tokens / dp
         attention = per_pair * attended + per_prompt_pair * prompt_pairs + per_context_token * prompt_context
         compute = (matmul + attention) / self.layout.tp / throughput
         comm = self._communication(tokens, node_tokens) if communicate else 0.0
         fixed += sequences * self.runtime.sequence_overhead_s
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
+
+    @cached_property
+    def _matmul_terms(self) -> tuple[int, int]:
+        """Operations of the matrix products per token: all of them, and the experts' share."""
+        p = self.params
+        return 2 * (p.active - p.embeddings), 2 * p.experts_active
 
     @cached_property
     def _step_terms(self) -> tuple[float, float, float, float]:
@@ -226,7 +232,11 @@ class Serving:
         return float(self.arch.layers)
 
     def _communication(self, tokens: int, node_tokens: int) -> float:
-        return self.kept(("communication", tokens, node_tokens), lambda: self._collectives(tokens, node_tokens))
+        key = ("communication", tokens, node_tokens)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._collectives(tokens, node_tokens)
+        return found  # type: ignore[return-value]
 
     def _collectives(self, tokens: int, node_tokens: int) -> float:
         arch, lay = self.arch, self.layout
