@@ -26,8 +26,8 @@ from macros.fitengine.api import (
     Column,
     with_reason_text,
 )
-from macros.fitengine.fit import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.fitengine.reasons import REASON_DIGITS
+from macros.fitengine.workloads import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.i18n import WIDGET
 from macros.locale_format import Formatter, resolution_text
 from macros.messages import engine_words

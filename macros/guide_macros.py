@@ -27,9 +27,9 @@ from macros.fitengine import (
 )
 from macros.fitengine.api import LAYOUT_KEYS
 from macros.fitengine.catalog import ApiPrice
-from macros.fitengine.fit import MAX_CONCURRENCY
 from macros.fitengine.reasons import REASON_DIGITS, TEMPLATES
 from macros.fitengine.units import SECONDS_PER_HOUR, hourly, month_seconds
+from macros.fitengine.workloads import MAX_CONCURRENCY
 from macros.i18n import LABELS, unmapped
 from macros.locale_format import UNITS, Formatter, resolution_text
 from macros.markup import Markup, code, markup
@@ -256,7 +256,7 @@ class GuideMacros:
 
     def runtime_reserve(self, model_id: str, gpu_id: str, split: bool = False) -> str:
         """What the model's default runtime keeps on each card of `gpu_id` besides weights and KV cache."""
-        from macros.fitengine.fit import card_reserve_bytes
+        from macros.fitengine.sizing import card_reserve_bytes
 
         c = self.catalog
         model, gpu = c.llms[model_id], c.gpus[gpu_id]

@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from macros.fitengine import Catalog, EngineError
-from macros.fitengine.fit import fit_node, workload
+from macros.fitengine.fit import fit_node
 from macros.fitengine.trust import load_slice
+from macros.fitengine.workloads import workload
 from macros.validation import as_released
 
 SWEEPS_DIR = Path(__file__).resolve().parent.parent / "catalog" / "validation" / "sweeps"

@@ -23,7 +23,9 @@ from macros.fitengine import Catalog, EngineError, Llm, from_hf_config
 
 # Records name synthetic nodes (a catalog card at another count) and compare replica-level
 # figures (a prefill, one decode step), so this harness calls the engine below its entry point.
-from macros.fitengine.fit import Layout, fit_node, replica, workload
+from macros.fitengine.fit import fit_node, replica
+from macros.fitengine.layout import Layout
+from macros.fitengine.workloads import workload
 
 VALIDATION_DIR = Path(__file__).resolve().parent.parent / "catalog" / "validation"
 SPEED_BOUNDS = (1 / 3, 1.1)

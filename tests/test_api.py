@@ -116,7 +116,7 @@ def _refusals() -> dict[str, tuple[set[str], str]]:
                 # The codes that are not constants: the layout refusal's own (layout.py), and
                 # errors.unknown's, read at its call sites above.
                 assert (path.name, ast.unparse(code)) in (
-                    ("fit.py", "why.code"),
+                    ("workloads.py", "why.code"),
                     ("errors.py", "f'unknown_{what}'"),
                 ), ast.unparse(node)
     return codes
@@ -141,9 +141,9 @@ def test_every_refusal_code_has_words_in_every_locale_naming_only_its_parameters
         assert not english_words(re.sub(r"\{\w+\}", "", text)), (code, text)
 
 
-@pytest.mark.parametrize("name", ["fit.py", *PASTE_PARSERS])
+@pytest.mark.parametrize("name", ["fit.py", "workloads.py", "sizing.py", "load.py", *PASTE_PARSERS])
 def test_workload_and_paste_refusals_all_carry_a_code(name):
-    # Every refusal of a workload (fit.py) or of a pasted output is worded by the page, none only in English.
+    # Every refusal of a workload (fit.py, workloads.py, sizing.py, load.py) or of a pasted output is worded by the page, none only in English.
     tree = ast.parse((ENGINE / name).read_text())
     bare = [
         ast.unparse(n)[:80]

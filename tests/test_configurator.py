@@ -745,7 +745,7 @@ def test_keyboard_screen_reader_and_explanations(browser, server, catalog):
 def test_a_forced_layout_the_runtime_refuses_is_said_in_french_beside_the_layout(browser, server, catalog):
     # Qwen3 235B's FP8 checkpoint on 8-way tensor parallelism: each card's slice of an expert's
     # width (catalog: moe_intermediate_size) would cut its 128-weight FP8 blocks, which vLLM refuses.
-    from macros.fitengine.fit import quant_block
+    from macros.fitengine.workloads import quant_block
     from macros.i18n import WIDGET
 
     model = catalog.llms["qwen3-235b-a22b"]

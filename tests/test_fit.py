@@ -189,21 +189,22 @@ def test_the_most_users_and_the_best_price_within_the_target_hold_against_every_
     """On the row's layout, every batch from one user a replica to what it admits at once (and
     one beyond the edge): the engine's most users within the target is the last batch within it,
     and its best price within the target the lowest of those batches, at the batch it names."""
-    from macros.fitengine import fit
+    from macros.fitengine import fit, sizing, workloads
+    from macros.fitengine import layout as layouts
 
     work = workload(catalog, model, fmt, context, concurrency)
-    runtime = fit.resolve_runtime(catalog, work)
+    runtime = workloads.resolve_runtime(catalog, work)
     checked = 0
     for node, row in zip(catalog.nodes, fit_all(catalog, work), strict=True):
         if row.verdict == "none":
             continue
         where = (node.id, row.tensor_parallel, row.pipeline_parallel)
-        layout = fit.Layout(row.tensor_parallel, row.pipeline_parallel, row.expert_parallel, row.data_parallel)
+        layout = layouts.Layout(row.tensor_parallel, row.pipeline_parallel, row.expert_parallel, row.data_parallel)
         replicas = node.count // layout.cards
         serving = fit.replica(catalog, work, node, layout)
-        admitted = fit._Sizing(catalog, work, catalog.gpus[node.gpu], runtime).in_flight(layout)
+        admitted = sizing.Sizing(catalog, work, catalog.gpus[node.gpu], runtime).in_flight(layout)
         edge = row.max_users_at_target // replicas
-        top = min(max(admitted, edge) + 1, fit.MAX_CONCURRENCY // replicas)
+        top = min(max(admitted, edge) + 1, workloads.MAX_CONCURRENCY // replicas)
         within = []
         for batch in range(1, top + 1):
             steady = serving.steady(batch, admitted, work.input_tokens, work.output_tokens)

@@ -7,10 +7,11 @@ import dataclasses
 import pytest
 
 from macros.fitengine import EngineError
-from macros.fitengine.fit import Layout, fit_node, replica, workload
-from macros.fitengine.layout import refusal
+from macros.fitengine.fit import fit_node, replica
+from macros.fitengine.layout import Layout, refusal
 from macros.fitengine.speed import allreduce_seconds, nccl_allreduce_seconds, uses_custom_allreduce
 from macros.fitengine.topology import group_link
+from macros.fitengine.workloads import workload
 
 KB = 1024
 

@@ -12,8 +12,8 @@ import pytest
 
 from macros.fitengine import EngineError, fit_node, workload
 from macros.fitengine.api import raw_answer
-from macros.fitengine.fit import resolve_runtime
 from macros.fitengine.layout import candidates, refusal
+from macros.fitengine.workloads import resolve_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 BAND = json.loads((ROOT / "catalog" / "validation" / "error_band.json").read_text(encoding="utf-8"))
@@ -54,7 +54,7 @@ def test_the_trap_of_the_issue_is_not_recommended(catalog):
 def _accepted_layouts(catalog, work, node):
     runtime = resolve_runtime(catalog, work)
     arch = work.model.architecture
-    from macros.fitengine.fit import quant_block
+    from macros.fitengine.workloads import quant_block
 
     block = quant_block(work.model, work.format)
     return [

@@ -11,13 +11,14 @@ from .checkpoint import Checkpoint, unquantized_parts
 from .describe import describe
 from .diffusion import DiffusionFit, fit_diffusion
 from .errors import EngineError
-from .fit import NodeFit, Workload, fit_all, fit_node, workload
+from .fit import NodeFit, fit_all, fit_node
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_card, kv_bytes_per_token, weight_bytes
 from .reasons import Reason, render
 from .speed import allreduce_seconds, gradient_allreduce_seconds
 from .topology import GroupLink, group_link
 from .units import GB, GIB, MIB
+from .workloads import Workload, workload
 
 __all__ = [
     "GB",

@@ -17,13 +17,14 @@ from typing import Any, Literal
 from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError, shown, unknown
-from .fit import MAX_CONCURRENCY, MAX_TOKENS, Unpriced, Workload, fit_nodes, workload
+from .fit import Unpriced, fit_nodes
 from .health import check_allreduce, check_nvlink, check_topology, differs, expected_matrix
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
 from .nccl_tests import parse_allreduce
 from .nvidia_smi import parse_nvlink_status, parse_topo
 from .reasons import Reason, render
+from .workloads import MAX_CONCURRENCY, MAX_TOKENS, Workload, workload
 
 SCHEMA_VERSION = 1
 

@@ -1,0 +1,251 @@
+"""A replica under load: its steady state at a number of users (serving.py), the layout that
+serves the reader's users best, the most users it serves within the target and the load at which
+its price per token within the target is lowest."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .catalog import Catalog, Gpu, Node, Runtime
+from .layout import Layout
+from .serving import Serving, Steady
+from .sizing import Sizing
+from .topology import group_link
+from .units import SECONDS_PER_HOUR
+from .workloads import MAX_CONCURRENCY, Workload
+
+
+def spread(users: int, replicas: int) -> list[tuple[int, int]]:
+    """Users spread over replicas as evenly as possible: (users per replica, replicas with that many)."""
+    base, extra = divmod(users, replicas)
+    groups = [(base + 1, extra), (base, replicas - extra)]
+    return [(u, n) for u, n in groups if u > 0 and n > 0]
+
+
+def serving_of(
+    catalog: Catalog, work: Workload, node: Node, gpu: Gpu, runtime: Runtime, sizing: Sizing, layout: Layout
+) -> Serving:
+    key = (layout, group_link(catalog, node, layout.tp), group_link(catalog, node, layout.cards))
+    serving = sizing.servings.get(key)
+    if serving is None:
+        serving = sizing.servings[key] = _new_serving(catalog, work, node, gpu, runtime, sizing, layout)
+    return serving
+
+
+def _new_serving(
+    catalog: Catalog, work: Workload, node: Node, gpu: Gpu, runtime: Runtime, sizing: Sizing, layout: Layout
+) -> Serving:
+    a = catalog.assumptions
+    fp8_compute = work.format.id == "fp8" and gpu.architecture in work.format.native and gpu.fp8_tflops
+    tflops = gpu.fp8_tflops if fp8_compute and gpu.fp8_tflops else gpu.bf16_tflops
+    return Serving(
+        arch=sizing.arch,
+        params=sizing.params,
+        fmt=work.format,
+        gpu=gpu,
+        runtime=runtime,
+        layout=layout,
+        kv_bytes=sizing.kv_bytes,
+        unquantized=sizing.unquantized,
+        activation_bytes=a.activation_bytes,
+        allreduces_per_layer=a.allreduces_per_layer,
+        tp_link=group_link(catalog, node, layout.tp) if layout.tp > 1 else None,
+        pp_link=group_link(catalog, node, layout.cards) if layout.pp > 1 else None,
+        compute_tflops=tflops,
+        ep_link=group_link(catalog, node, layout.cards) if layout.dp > 1 else None,
+    )
+
+
+@dataclass(frozen=True)
+class Load:
+    """One replica's steady state at `batch` users."""
+
+    steady: Steady
+
+    @property
+    def per_user(self) -> float:
+        return 1 / self.steady.tpot_s
+
+    @property
+    def total(self) -> float:
+        return self.steady.total_tok_s
+
+    @property
+    def prefill_share(self) -> float:
+        return self.steady.prefill_share
+
+
+def load_at(serving: Serving, work: Workload, sizing: Sizing, batch: int, communicate: bool = True) -> Load:
+    def make() -> Load:
+        admitted = sizing.in_flight(serving.layout)
+        return Load(serving.steady(batch, admitted, work.input_tokens, work.output_tokens, communicate))
+
+    return serving.kept(("load", batch, communicate), make)
+
+
+def speed_at(
+    work: Workload, serving: Serving, sizing: Sizing, replicas: int, users: int
+) -> tuple[dict[str, Any], float]:
+    """The figures at the reader's users, and the node's answer tokens per second there."""
+    groups = spread(users, replicas)
+    slowest = load_at(serving, work, sizing, groups[0][0]).steady
+    total = _node_tok_s(serving, work, sizing, groups)
+    figures = {
+        "decode_tok_s_per_user": 1 / slowest.tpot_s,
+        "decode_tok_s_per_user_no_comm": load_at(serving, work, sizing, groups[0][0], communicate=False).per_user,
+        "decode_tok_s_total": total,
+        "ttft_s": slowest.ttft_s,
+        "queue_s": slowest.queue_s,
+        "bound": slowest.bound,
+        "allreduce_ms_per_token": slowest.communication_s * 1000,
+        "link": _link_name(serving),
+        "meets_target": work.meets(slowest.tpot_s, slowest.ttft_s),
+        "tokens_per_hour": total * SECONDS_PER_HOUR * (work.input_tokens + work.output_tokens) / work.output_tokens,
+    }
+    return figures, total
+
+
+def _link_name(serving: Serving) -> str | None:
+    link = serving.tp_link or serving.pp_link or serving.ep_link
+    return link.name if link else None
+
+
+def _node_tok_s(serving: Serving, work: Workload, sizing: Sizing, groups: list[tuple[int, int]]) -> float:
+    """Answer tokens per second of the node's replicas, `groups` of (users per replica, replicas)."""
+    return sum(load_at(serving, work, sizing, batch).total * count for batch, count in groups)
+
+
+def choose_layout(
+    work: Workload, sizing: Sizing, servings: dict[Layout, Serving], count: int, users: int
+) -> Layout | None:
+    """Of the layouts that hold the workload (in the runtime's order), the one that meets the
+    target for `users` at the most tokens per second (the first of equals); where none meets it,
+    the one that misses it by the least (Workload.shortfall). None when none holds it."""
+    best: tuple[float, float] | None = None
+    chosen = None
+    for layout, serving in servings.items():
+        groups = spread(users, count // layout.cards)
+        slowest = load_at(serving, work, sizing, groups[0][0]).steady
+        meets = work.meets(slowest.tpot_s, slowest.ttft_s)
+        # Met beats missed; then the more tokens per second, or the smaller miss.
+        rank = (
+            (0.0, -_node_tok_s(serving, work, sizing, groups))
+            if meets
+            else (1.0, work.shortfall(slowest.tpot_s, slowest.ttft_s))
+        )
+        if best is None or rank < best:
+            best, chosen = rank, layout
+    return chosen
+
+
+def _most_at_target(work: Workload, sizing: Sizing, serving: Serving) -> int:
+    """The most users one replica serves within the target (0 when not even one).
+
+    Speed and first token worsen as users are added, each about in proportion, so the edge is
+    found on the miss (Workload.shortfall, 1 at the edge) by false position over whole numbers
+    up to the requests the replica admits at once. Beyond them speed stays, and each user's wait
+    for a place grows by a cycle over the admitted (the closed loop), which gives the rest directly.
+    """
+    admitted = min(sizing.in_flight(serving.layout), MAX_CONCURRENCY)
+
+    def steady(batch: int) -> Steady:
+        return load_at(serving, work, sizing, batch).steady
+
+    def within(batch: int) -> bool:  # the row's own test (meets_target)
+        return work.meets(steady(batch).tpot_s, steady(batch).ttft_s)
+
+    def gap(batch: int) -> float:  # how far from the edge, on a log scale: what the false position reads
+        return math.log(max(work.shortfall(steady(batch).tpot_s, steady(batch).ttft_s), 1e-300))
+
+    if admitted < 1 or not within(1):
+        return 0
+    if within(admitted):
+        edge = steady(admitted)
+        if work.max_ttft_s is None:
+            return MAX_CONCURRENCY
+        more = int((work.max_ttft_s - edge.ttft_s) * admitted / edge.cycle_s) if edge.cycle_s > 0 else 0
+        most = min(MAX_CONCURRENCY, admitted + max(0, more))
+        while most > admitted and not within(most):  # float rounding at the edge
+            most -= 1
+        return most
+    # Bracket [lo, hi]: lo within the target, hi not. The gap's logarithm is read as a line in
+    # the square root of the users between them (the miss grows faster than in proportion near
+    # the edge; on those scales it is nearest a line across the catalog's models and cards), the
+    # Illinois rule halving the side that stays; a guess that rounds onto an end moves to its
+    # neighbor inside, where the line says the edge is.
+    lo, hi = 1, admitted
+    g_lo, g_hi = gap(lo), gap(hi)
+    side = 0
+    while hi - lo > 1:
+        root_lo, root_hi = math.sqrt(lo), math.sqrt(hi)
+        guess = (root_lo + (root_hi - root_lo) * -g_lo / (g_hi - g_lo)) ** 2 if g_hi > g_lo else (lo + hi) / 2
+        guess = min(max(round(guess), lo + 1), hi - 1)
+        if within(guess):
+            lo, g_lo = guess, min(gap(guess), 0.0)
+            if side == 1:
+                g_hi /= 2
+            side = 1
+        else:
+            hi, g_hi = guess, max(gap(guess), 0.0)
+            if side == -1:
+                g_lo /= 2
+            side = -1
+    return lo
+
+
+def at_target(work: Workload, sizing: Sizing, serving: Serving, replicas: int) -> tuple[int, int, float | None]:
+    """The most users the node serves within the target on the replicas of `serving`'s layout,
+    and where its price per answer token within the target is lowest: the users and the node's
+    answer tokens per second there (0, 0, None where the layout never meets the target).
+
+    The cheapest load is searched from one user a replica to the edge (tests/test_fit.py checks
+    it against every batch).
+    """
+    most = min(_most_at_target(work, sizing, serving), MAX_CONCURRENCY // replicas)
+    if most < 1:
+        return 0, 0, None
+    dp = serving.layout.dp
+
+    def cost(users: int) -> float:
+        return 1 / load_at(serving, work, sizing, users).total
+
+    if dp == 1:
+        batch = _cheapest_batch(cost, most)
+    else:
+        # Users fill the ranks in turn, each paced by the busiest: between two multiples of the
+        # ranks the price falls with every user added, so the cheapest load is a multiple of them
+        # (one search over those) or the edge itself.
+        batch = most
+        if most >= dp:
+            full = dp * _cheapest_batch(lambda k: cost(k * dp), most // dp)
+            batch = min((full, most), key=lambda b: (cost(b), b))
+    return most * replicas, batch * replicas, load_at(serving, work, sizing, batch).total * replicas
+
+
+def _cheapest_batch(cost: Callable[[int], float], most: int) -> int:
+    """The batch from 1 to `most` of the lowest cost (the smallest of equals).
+
+    The cost falls as the weights' reads are shared by more sequences, then may rise where the
+    prompts' share of the steps and each sequence's own time outweigh it: one valley. Still
+    falling at `most`, the valley's floor is there; else a Fibonacci search of the integers
+    finds it, each round reusing one of the last round's two costs.
+    """
+    if most == 1 or cost(most) < cost(most - 1):
+        return most
+    fib = [1, 1]
+    while fib[-1] < most:
+        fib.append(fib[-1] + fib[-2])
+
+    def priced(batch: int) -> float:  # beyond `most` the valley is closed: an infinite cost
+        return cost(batch) if batch <= most else math.inf
+
+    lo, k = 1, len(fib) - 1  # the valley's floor lies in [lo, lo + fib[k]]
+    while k > 2:
+        a, b = lo + fib[k - 2], lo + fib[k - 1]
+        if priced(a) > priced(b):
+            lo = a
+        k -= 1
+    return min(range(lo, min(lo + fib[k], most) + 1), key=lambda b: (cost(b), b))
