@@ -258,17 +258,20 @@ Session(catalog_json).answer_json(request_json, "en", lambda x: f"{x:.1f}")
 `);
 // The heap's engine functions, against the same source compiled afresh by this runtime: the
 // same line for every instruction, no column (the builder compiled without column ranges).
-py.globals.set("fit_source", fs.readFileSync(`${engine}/fitengine/fit.py`, "utf8"));
+py.globals.set("sources", Object.fromEntries(["fit", "load"].map((m) => [m, fs.readFileSync(`${engine}/fitengine/${m}.py`, "utf8")])));
 const lines = JSON.parse(py.runPython(`
-import json, types
-import fitengine.fit
-fresh = {c.co_name: c for c in compile(fit_source, "fit.py", "exec").co_consts if isinstance(c, types.CodeType)}
-held = [f.__code__ for f in vars(fitengine.fit).values() if isinstance(f, types.FunctionType) and f.__module__ == "fitengine.fit"]
+import importlib, json, types
+held, fresh = [], {}
+for name, source in sources.to_py().items():
+    module = importlib.import_module(f"fitengine.{name}")
+    compiled = compile(source, f"{name}.py", "exec").co_consts
+    fresh.update({(name, c.co_name): c for c in compiled if isinstance(c, types.CodeType)})
+    held += [(name, f.__code__) for f in vars(module).values() if isinstance(f, types.FunctionType) and f.__module__ == module.__name__]
 json.dumps({
     "checked": len(held),
-    "same_lines": all([p[0] for p in c.co_positions()] == [p[0] for p in fresh[c.co_name].co_positions()] for c in held),
-    "lines_held": sum(p[0] is not None for c in held for p in c.co_positions()),
-    "columns_held": sum(p[2] is not None for c in held for p in c.co_positions()),
+    "same_lines": all([p[0] for p in c.co_positions()] == [p[0] for p in fresh[n, c.co_name].co_positions()] for n, c in held),
+    "lines_held": sum(p[0] is not None for _, c in held for p in c.co_positions()),
+    "columns_held": sum(p[2] is not None for _, c in held for p in c.co_positions()),
 })
 `));
 // What macros/snapshot_site.py and the builder's -OO left out of the heap, and what they kept.
