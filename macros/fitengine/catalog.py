@@ -240,6 +240,9 @@ class Catalog:
     assumptions: Assumptions
     error_band: dict[str, Any] | None = None  # catalog/validation/error_band.json, when present
     api_prices: dict[str, ApiPrice] = field(default_factory=dict)  # catalog/api_prices.yaml
+    # What the engine works out from this catalog and keeps for its next question (sizing.Kept):
+    # never part of the catalog's value, empty in every catalog made anew (dataclasses.replace too).
+    memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Catalog:

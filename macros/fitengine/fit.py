@@ -22,7 +22,7 @@ from .layout import Layout, candidates, refusal
 from .load import at_target, choose_layout, serving_of, speed_at
 from .reasons import Reason
 from .serving import Serving
-from .sizing import Sizing, fits_with_fp8_kv
+from .sizing import Sizing, fits_with_fp8_kv, kept
 from .trust import trust
 from .units import GB, SECONDS_PER_HOUR, hourly
 from .workloads import MAX_CONCURRENCY, Workload, quant_block, resolve_runtime
@@ -371,8 +371,7 @@ def fit_nodes(
     at most; the nodes it lacks are worked out and added to it.
     """
     runtime = resolve_runtime(catalog, work)
-    sizings: dict[str, Sizing] = {}
-    tried: dict[int, list[tuple[Layout, Reason | None]]] = {}
+    sizings, tried = kept(catalog).sizings(work)
     out = []
     for node in nodes:
         found = None if unpriced is None else unpriced.get(node.id)

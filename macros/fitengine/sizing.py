@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import OrderedDict
 
 from .architecture import Architecture, Params
 from .catalog import Catalog, Gpu, Runtime
@@ -176,3 +177,44 @@ def card_reserve_bytes(arch: Architecture, runtime: Runtime, gpu: Gpu, split: bo
         runtime.activation_per_hidden_token,
         fixed,
     )
+
+
+KEPT_WORKLOADS = 32  # the workloads whose sizings a catalog keeps, the most recently asked
+
+
+class Kept:
+    """The sizings of the workloads a catalog was last asked about, by card.
+
+    A sizing, its servings and their steady states depend on the model, format, lengths, runtime
+    and options, never on the reader's users or target: a question that differs from an earlier
+    one only in those (a guide's curve over users, a reader trying another number of users or
+    another target) finds the earlier steady states made. The most recent `KEPT_WORKLOADS` are kept.
+    """
+
+    def __init__(self) -> None:
+        self._by_work: OrderedDict[
+            Workload, tuple[dict[str, Sizing], dict[int, list[tuple[Layout, Reason | None]]]]
+        ] = OrderedDict()
+
+    def sizings(self, work: Workload) -> tuple[dict[str, Sizing], dict[int, list[tuple[Layout, Reason | None]]]]:
+        """The sizings by card id and the layouts tried by node size, for `work` (new ones are
+        added to what is returned)."""
+        key = dataclasses.replace(work, concurrency=1, min_tok_s=None, max_ttft_s=None)
+        try:
+            found = self._by_work.pop(key, None)
+        except TypeError:  # a workload that cannot be a key is worked out afresh
+            return {}, {}
+        if found is None:
+            found = ({}, {})
+        self._by_work[key] = found
+        while len(self._by_work) > KEPT_WORKLOADS:
+            self._by_work.popitem(last=False)
+        return found
+
+
+def kept(catalog: Catalog) -> Kept:
+    """The catalog's own `Kept` (made at its first question)."""
+    found = catalog.memo.get("sizings")
+    if found is None:
+        found = catalog.memo["sizings"] = Kept()
+    return found
