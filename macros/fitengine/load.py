@@ -202,26 +202,29 @@ def at_target(work: Workload, sizing: Sizing, serving: Serving, replicas: int) -
     answer tokens per second there (0, 0, None where the layout never meets the target).
 
     The cheapest load is searched from one user a replica to the edge (tests/test_fit.py checks
-    it against every batch).
+    it against every batch). Users beyond the requests the replica admits at once wait for a
+    place and add nothing to its tokens per second: past them the price stays that of the
+    admitted, so the search stops there (the smallest of equal prices is the answer).
     """
     most = min(_most_at_target(work, sizing, serving), MAX_CONCURRENCY // replicas)
     if most < 1:
         return 0, 0, None
     dp = serving.layout.dp
+    top = min(most, max(dp, sizing.in_flight(serving.layout)))
 
     def cost(users: int) -> float:
         return 1 / load_at(serving, work, sizing, users).total
 
     if dp == 1:
-        batch = _cheapest_batch(cost, most)
+        batch = _cheapest_batch(cost, top)
     else:
         # Users fill the ranks in turn, each paced by the busiest: between two multiples of the
         # ranks the price falls with every user added, so the cheapest load is a multiple of them
         # (one search over those) or the edge itself.
-        batch = most
-        if most >= dp:
-            full = dp * _cheapest_batch(lambda k: cost(k * dp), most // dp)
-            batch = min((full, most), key=lambda b: (cost(b), b))
+        batch = top
+        if top >= dp:
+            full = dp * _cheapest_batch(lambda k: cost(k * dp), top // dp)
+            batch = min((full, top), key=lambda b: (cost(b), b))
     return most * replicas, batch * replicas, load_at(serving, work, sizing, batch).total * replicas
 
 
