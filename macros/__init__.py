@@ -15,14 +15,14 @@ def define_env(env: Any) -> None:
 
     The catalog is catalog/ unless the GUIDE_CATALOG environment variable names another folder.
     """
+    from macros.build.engine_cache import catalog_for
     from macros.catalog_loader import read_for_build
-    from macros.engine_cache import catalog_for
-    from macros.guide_macros import GuideMacros
+    from macros.guides import GuideMacros
     from macros.macro_args import checked, valid_ids
 
     locale = env.conf["theme"]["language"]
     data = read_for_build()
-    catalog = catalog_for(data)  # one per catalog: the locales share its answers (macros/engine_cache.py)
+    catalog = catalog_for(data)  # one per catalog: the locales share its answers (macros/build/engine_cache.py)
     guide = GuideMacros(
         catalog,
         data,

@@ -167,7 +167,7 @@ def test_check_refuses_what_yaml_cannot_build_with_file_line_and_reason(catalog_
 def test_the_build_names_the_file_too(catalog_copy, text, why):
     _append(catalog_copy, "gpus", text)
     run = subprocess.run(
-        [sys.executable, "-m", "macros.build_site", str(catalog_copy.parent / "site")],
+        [sys.executable, "-m", "macros.build.build_site", str(catalog_copy.parent / "site")],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -130,7 +130,7 @@ def test_no_english_left_on_french_pages(site):
 
 def test_citations_on_french_pages_say_they_are_in_english(site):
     # The catalog's sources keep their language; a screen reader must know which it is.
-    from macros.guide_macros import SOURCES_LANGUAGE
+    from macros.guides.base import SOURCES_LANGUAGE
 
     cites = {
         p.relative_to(site).as_posix(): re.findall(r"<cite(?: [^>]*)?>", p.read_text(encoding="utf-8"))

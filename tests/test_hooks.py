@@ -38,15 +38,15 @@ def test_edited_macros_are_forgotten_and_unchanged_ones_kept():
     out = _run(
         """
         import importlib.util, sys
-        spec = importlib.util.spec_from_file_location("hooks", "macros/build_hooks.py")
+        spec = importlib.util.spec_from_file_location("hooks", "macros/build/build_hooks.py")
         hooks = sys.modules["hooks"] = importlib.util.module_from_spec(spec)  # as MkDocs loads hooks
         spec.loader.exec_module(hooks)
         state = hooks.BuildState(command="serve")
-        import macros.guide_macros
+        import macros.guides
         first = hooks.forget_changed_macros(state, (("a", 1, 1),))
-        kept = "macros.guide_macros" in sys.modules
+        kept = "macros.guides" in sys.modules
         same = hooks.forget_changed_macros(state, (("a", 1, 1),))
-        kept_again = "macros.guide_macros" in sys.modules
+        kept_again = "macros.guides" in sys.modules
         edited = hooks.forget_changed_macros(state, (("a", 2, 1),))
         gone = not any(m == "macros" or m.startswith("macros.") for m in sys.modules)
         print(first, kept, same, kept_again, edited, gone)
@@ -56,7 +56,7 @@ def test_edited_macros_are_forgotten_and_unchanged_ones_kept():
 
 
 def test_the_hooks_keep_no_state_in_the_config_or_the_macros_package():
-    source = (ROOT / "macros" / "build_hooks.py").read_text(encoding="utf-8")
+    source = (ROOT / "macros" / "build" / "build_hooks.py").read_text(encoding="utf-8")
     assert "global " not in source
     assert 'config["extra"][' not in source
     assert "get_env =" not in source  # the theme's environment is adjusted in on_env, not patched
@@ -75,7 +75,7 @@ def test_the_theme_files_listed_once_a_process_are_the_ones_mkdocs_lists(tmp_pat
         from mkdocs.structure.files import File, Files
 
         own = Files.add_files_from_theme  # MkDocs' own, before any hook replaces it
-        spec = importlib.util.spec_from_file_location("hooks", "macros/build_hooks.py")
+        spec = importlib.util.spec_from_file_location("hooks", "macros/build/build_hooks.py")
         hooks = sys.modules["hooks"] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(hooks)
         listed = []
@@ -119,7 +119,7 @@ def test_the_hooks_file_run_again_after_replacing_the_listing_still_calls_mkdocs
         own = Files.add_files_from_theme
 
         def load(name):
-            spec = importlib.util.spec_from_file_location(name, "macros/build_hooks.py")
+            spec = importlib.util.spec_from_file_location(name, "macros/build/build_hooks.py")
             module = sys.modules[name] = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             return module

@@ -58,7 +58,7 @@ def imports_of(name: str) -> set[str]:
                 module = ".".join([*base, node.module] if node.module else base)
             else:
                 module = node.module or ""
-            # `from macros import pyodide_dist` imports a module; `from x import name` imports x.
+            # `from macros.build import pyodide_dist` imports a module; `from x import name` imports x.
             targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in MODULES else module for a in node.names]
         else:
             continue

@@ -57,8 +57,8 @@ def test_every_page_exists_in_every_locale_with_its_language(site, locale, key):
 
 
 def site_root_url() -> str:
-    """extra.site_url of mkdocs.yml, or SITE_URL when set (macros/site_meta.py)."""
-    from macros.site_meta import configured_root_url
+    """extra.site_url of mkdocs.yml, or SITE_URL when set (macros/build/site_meta.py)."""
+    from macros.build.site_meta import configured_root_url
 
     return configured_root_url()
 

@@ -14,7 +14,7 @@ from itertools import pairwise
 from typing import Any
 from urllib.parse import urlencode
 
-from macros.engine_cache import evaluate
+from macros.build.engine_cache import evaluate
 from macros.fitengine import (
     GB,
     Catalog,
@@ -31,10 +31,10 @@ from macros.fitengine.fit import MAX_CONCURRENCY
 from macros.fitengine.reasons import REASON_DIGITS, TEMPLATES
 from macros.fitengine.units import SECONDS_PER_HOUR, hourly, month_seconds
 from macros.i18n import LABELS, unmapped
-from macros.locale_format import UNITS, Formatter, resolution_text
-from macros.markup import Markup, code, markup
-from macros.markup import text as _text
 from macros.messages import words
+from macros.render.locale_format import UNITS, Formatter, resolution_text
+from macros.render.markup import Markup, code, markup
+from macros.render.markup import text as _text
 
 # The language the catalog's sources are written in (titles, notes, quotes).
 SOURCES_LANGUAGE = "en"
@@ -275,10 +275,10 @@ class GuideMacros:
 
     def configurator(self, model: str = "llama-3.3-70b", fmt: str = "bf16", compact: bool = False) -> str:
         """The configurator widget, with the build-time answer for `model` in `fmt` (see configurator_html)."""
+        from macros.build.engine_cache import kept
         from macros.chart_svg import modules_read
         from macros.configurator_html import ConfiguratorHtml
-        from macros.engine_cache import kept
-        from macros.html_blocks import register
+        from macros.render.html_blocks import register
 
         root = self._root()
         method = root + self.page_paths.get("methodology", {}).get(self.locale, "") if self.page_paths else ""
@@ -294,8 +294,8 @@ class GuideMacros:
 
     def measure_widget(self) -> str:
         """The "measure it yourself" checker (see macros/measure_html.py)."""
-        from macros.html_blocks import register
-        from macros.measure_html import measure_html
+        from macros.render.html_blocks import register
+        from macros.render.measure_html import measure_html
 
         return register(measure_html(self.catalog, self.locale, self._root()))
 
@@ -1098,8 +1098,8 @@ class GuideMacros:
     ) -> str:
         """Time to first token against prompt length, one user, the model split over each node's
         cards: a line per node (dashed on PCIe), with a description and the values as a table."""
-        from macros.charts import Series, line_chart
-        from macros.html_blocks import register
+        from macros.render.charts import Series, line_chart
+        from macros.render.html_blocks import register
 
         t, c = self.t, self.catalog
         output = c.assumptions.default_output_tokens

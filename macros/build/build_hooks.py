@@ -13,7 +13,7 @@ After each locale's build this writes, once for all locales, beside the locale f
     site/engine/answers/<locale>/<format>.json   build-time answers at the defaults, every model
     site/engine/answers/<locale>/<format>/<model>.json   the same, one model's
     site/engine/snapshot-*.bin, stdlib-*.zip     Pyodide's heap with the engine imported, and the
-                                  standard library it still reads (macros/pyodide_snapshot.py)
+                                  standard library it still reads (macros/build/pyodide_snapshot.py)
 
 Under `mkdocs serve` the preview serves one locale at its root, so they go inside it instead,
 and the build-time answers are skipped (the preview's widget waits for Pyodide).
@@ -38,7 +38,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "macros" / "fitengine"
 NOT_SHIPPED = ("__main__.py",)
 JINJA_CACHE = ROOT / ".cache" / "jinja"  # the command line reads files; the browser never needs it
@@ -98,8 +98,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         sys.path.insert(0, str(ROOT))
     if STATE.serving:
         forget_changed_macros(STATE, _source_fingerprint())
+    from macros.build.site_meta import configure
     from macros.chart_svg import start
-    from macros.site_meta import configure
 
     configure(config, serving=STATE.serving)
     # The one MkDocs method the site replaces, with one that calls it (add_theme_files).
@@ -191,7 +191,7 @@ def _link(source: Path, target: Path) -> None:
 
 
 def ship_pyodide(shared: Path) -> None:
-    from macros.pyodide_dist import PYODIDE, PYODIDE_FILES, pyodide_version
+    from macros.build.pyodide_dist import PYODIDE, PYODIDE_FILES, pyodide_version
 
     ship = _link if STATE.serving else _copy_if_changed
     for name in PYODIDE_FILES:
@@ -199,7 +199,7 @@ def ship_pyodide(shared: Path) -> None:
 
 
 def ship_engine(shared: Path, data: dict[str, Any]) -> None:
-    from macros import pyodide_dist
+    from macros.build import pyodide_dist
 
     target = shared / "engine"
     hashes = {}
@@ -250,11 +250,11 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     and model holds that model's alone (about 4 kB compressed): what the widget fetches for a
     format chosen after it started, instead of every model's.
     """
-    from macros.build_answers import raw_answers
+    from macros.build.build_answers import raw_answers
     from macros.fitengine.api import with_reason_text
     from macros.fitengine.reasons import REASON_DIGITS
-    from macros.locale_format import Formatter
     from macros.messages import engine_words
+    from macros.render.locale_format import Formatter
 
     fmt = Formatter(locale)
     words = engine_words(locale)
@@ -323,7 +323,7 @@ def on_template_context(context: dict[str, Any], template_name: str, config: MkD
         return context
     from mkdocs.utils import normalize_url
 
-    from macros.site_root import site_base
+    from macros.build.site_root import site_base
 
     # The preview serves one locale at the root of 127.0.0.1, whatever SITE_BASE says.
     base_url = "/" if STATE.serving else f"{site_base()}{config['theme']['language']}"
@@ -334,11 +334,11 @@ def on_template_context(context: dict[str, Any], template_name: str, config: MkD
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    """Put the widgets' HTML back where their macros left placeholders (macros/html_blocks.py).
+    """Put the widgets' HTML back where their macros left placeholders (macros/render/html_blocks.py).
 
     Done on the finished page, after the search index has read the page's text.
     """
-    from macros.html_blocks import restore
+    from macros.render.html_blocks import restore
 
     return restore(output)
 
@@ -353,7 +353,7 @@ def on_post_build(config: MkDocsConfig) -> None:
     ship_pyodide(shared)
     ship_engine(shared, data)
     if not STATE.serving:
-        from macros.pyodide_snapshot import enabled, ship_snapshot
+        from macros.build.pyodide_snapshot import enabled, ship_snapshot
 
         if enabled():
             ship_snapshot(shared)
