@@ -202,7 +202,7 @@ def test_the_source_strings_keep_no_french_and_the_french_catalog_no_english_key
 
 
 def test_the_engine_words_shipped_to_the_browser_are_the_catalogs(tmp_path):
-    from macros.build.build_hooks import ship_messages
+    from macros.build.shipping import ship_messages
 
     hashes = ship_messages(tmp_path)
     for locale in codes():

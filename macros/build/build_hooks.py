@@ -1,36 +1,33 @@
 """MkDocs hooks (listed under `hooks:` in mkdocs.yml): ship the engine and Pyodide with the site.
 
-After each locale's build this writes, once for all locales, beside the locale folders:
-
-    site/pyodide/<version>/       Pyodide's core files, from node_modules/pyodide (npm); the version
-                                  in the path lets a host cache them for good
-    site/engine/fitengine/*.py    the engine's files, byte for byte
-    site/engine/manifest.json     their SHA-256, and the catalog's and answers' (`data`): the widget
-                                  uses none of these files unless it matches
-    site/engine/catalog.json      the validated catalog, as the engine's Catalog.from_dict reads it
-    site/engine/messages/<locale>.json   the engine's reason texts in each locale, by code, from the
-                                  site's message catalogs (macros/messages.py): the worker passes them
-    site/engine/answers/<locale>/<format>.json   build-time answers at the defaults, every model
-    site/engine/answers/<locale>/<format>/<model>.json   the same, one model's
-    site/engine/snapshot-*.bin, stdlib-*.zip     Pyodide's heap with the engine imported, and the
-                                  standard library it still reads (macros/build/pyodide_snapshot.py)
+After each locale's build this writes, once for all locales, beside the locale folders, the
+engine, its manifest, the catalog, the engine's words, the build-time answers
+(macros/build/shipping.py) and Pyodide's start-up snapshot (macros/build/pyodide_snapshot.py).
 
 Under `mkdocs serve` the preview serves one locale at its root, so they go inside it instead,
-and the build-time answers are skipped (the preview's widget waits for Pyodide).
+and the build-time answers and the snapshot are skipped (the preview's widget waits for Pyodide).
 Under `mkdocs serve` it also forgets the imported `macros` package when its files changed, so
-the preview picks up edits to the macros and the engine. What the hooks remember between builds
-is on one object, `STATE`.
+the preview picks up edits to the macros and the engine.
+
+The hooks keep no state: what they need of a build is read from its MkDocs config each time
+(`HooksConfig.read`). MkDocs loads this file once per process and the preview loads the config
+again on every edit; what would have to outlive a config is read again instead: whether the
+`macros` package is stale is a comparison of its sources with the ones it was imported from
+(`macros.IMPORTED_FROM`, recorded by the package itself), and the theme's listing of static
+files is kept on disk under `.cache/theme-files/`, keyed on what it depends on.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import shutil
+import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
@@ -39,56 +36,67 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[2]
-ENGINE = ROOT / "macros" / "fitengine"
-NOT_SHIPPED = ("__main__.py",)
-JINJA_CACHE = ROOT / ".cache" / "jinja"  # the command line reads files; the browser never needs it
+CACHE = ROOT / ".cache"  # the command line reads files; the browser never needs it
 
 
-@dataclass
-class BuildState:
-    """What the hooks remember from one build to the next in the same process.
+@dataclass(frozen=True)
+class HooksConfig:
+    """What the hooks read of one build, typed, from its MkDocs config and the environment."""
 
-    MkDocs loads this file once per process (its hook loader is cached by path), so this object
-    outlives the configs `mkdocs serve` reloads on every edit, and the `macros` package, which is
-    forgotten when its files change; that is why the state lives here and nowhere in `macros`.
-    """
+    locale: str  # theme.language: the locale this config builds
+    site_dir: Path
+    serving: bool  # built by `mkdocs serve`: one locale, served at the preview's root
+    snapshot: bool  # ship Pyodide's start-up snapshot (SITE_SNAPSHOT=off: no; never in the preview)
+    cache: Path = CACHE  # what builds keep between processes (the theme's listing, Jinja's bytecode)
 
-    command: str = "build"  # what `mkdocs` was asked: build, gh-deploy or serve
-    macros_read: tuple[tuple[str, int, int], ...] | None = None  # the sources `macros` was imported from
-    # The theme's static files, (path, folder), by what they depend on (see add_theme_files).
-    theme_files: dict[tuple[Any, ...], list[tuple[str, str]]] = field(default_factory=dict)
+    @classmethod
+    def read(cls, config: MkDocsConfig) -> HooksConfig:
+        from macros.build.pyodide_snapshot import enabled
+
+        serving = previewing(config)
+        return cls(
+            locale=config["theme"]["language"],
+            site_dir=Path(config["site_dir"]),
+            serving=serving,
+            snapshot=enabled() and not serving,
+            cache=CACHE,
+        )
 
     @property
-    def serving(self) -> bool:
-        return self.command == "serve"
+    def shared(self) -> Path:
+        """Where the files shared by every locale go: beside the locale folders, or in the preview's."""
+        return self.site_dir if self.serving else self.site_dir.parent
+
+    @property
+    def jinja_cache(self) -> Path:
+        return self.cache / "jinja"
 
 
-STATE = BuildState()
+def previewing(config: MkDocsConfig) -> bool:
+    """Whether `mkdocs serve` builds this config: its builder sets site_url to the preview's own
+    address (dev_addr) before each build, where a build's site_url is the site's (set by
+    macros/build/site_meta.py, from extra.site_url or SITE_URL, never a local http address)."""
+    url = urlsplit(config.site_url or "")
+    host, port = config.dev_addr
+    return url.scheme == "http" and url.hostname == host.strip("[]") and url.port == port
 
 
-def on_startup(command: str, dirty: bool) -> None:
-    STATE.command = command
-
-
-def _source_fingerprint() -> tuple[tuple[str, int, int], ...]:
-    files = sorted((ROOT / "macros").rglob("*.py"))
-    return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
-
-
-def forget_changed_macros(state: BuildState, fingerprint: tuple[tuple[str, int, int], ...]) -> bool:
+def forget_changed_macros() -> bool:
     """Under `mkdocs serve`, forget the imported `macros` package when its files changed.
 
     mkdocs-macros imports the package once per process; without this an edit to the macros or
     the engine would not show until the preview restarts. Unchanged code stays imported, so the
-    catalog read and the engine's imports are not redone on every edit of a guide. This is the
-    project's one purge of `sys.modules`. Returns whether the package was forgotten.
+    catalog read and the engine's imports are not redone on every edit of a guide. The package
+    records the sources it was imported from (`macros.IMPORTED_FROM`); a source changed, added
+    or removed since then makes it stale. This is the project's one purge of `sys.modules`.
+    Returns whether the package was forgotten.
     """
-    changed = state.macros_read is not None and state.macros_read != fingerprint
-    if changed:
-        for name in [m for m in sys.modules if m == "macros" or m.startswith("macros.")]:
-            del sys.modules[name]
-    state.macros_read = fingerprint
-    return changed
+    package = sys.modules.get("macros")
+    if package is None or package.sources() == package.IMPORTED_FROM:
+        return False
+    for name in [m for m in sys.modules if m == "macros" or m.startswith("macros.")]:
+        del sys.modules[name]
+    return True
 
 
 @event_priority(100)  # before mkdocs-macros imports the package
@@ -96,12 +104,13 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Set the site's address and alternates; under `mkdocs serve`, pick up edited macros."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    if STATE.serving:
-        forget_changed_macros(STATE, _source_fingerprint())
+    serving = previewing(config)
+    if serving:
+        forget_changed_macros()
     from macros.build.site_meta import configure
     from macros.chart_svg import start
 
-    configure(config, serving=STATE.serving)
+    configure(config, serving=serving)
     # The one MkDocs method the site replaces, with one that calls it (add_theme_files).
     Files.add_files_from_theme = add_theme_files  # type: ignore[method-assign]
     start()  # the configurator chart's Node starts while the pages are computed (macros/chart_svg.py)
@@ -116,8 +125,9 @@ def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
     """
     from jinja2 import FileSystemBytecodeCache
 
-    JINJA_CACHE.mkdir(parents=True, exist_ok=True)
-    env.bytecode_cache = FileSystemBytecodeCache(str(JINJA_CACHE))
+    folder = HooksConfig.read(config).jinja_cache
+    folder.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = FileSystemBytecodeCache(str(folder))
     return env
 
 
@@ -127,182 +137,60 @@ _add_files_from_theme = getattr(Files.add_files_from_theme, "mkdocs_own", Files.
 
 
 def add_theme_files(files: Files, env: Environment, config: MkDocsConfig) -> None:
-    """MkDocs' `Files.add_files_from_theme`, its listing kept for the life of the process.
+    """MkDocs' `Files.add_files_from_theme`, its listing kept on disk.
 
     MkDocs walks the theme's folders and filters every name on each build: some 14,500 names,
-    nearly all of them Material's icons, which it leaves out; that was a tenth of a preview
-    rebuild, and a locale's build in `make site` listed them again. The installed themes'
-    folders do not change while a process runs; `overrides/` (the theme's `custom_dir`) may,
-    so the names it holds are part of the key. The files are made afresh on each build, and,
-    as MkDocs does, a theme file never replaces one of the pages' folder.
+    nearly all of them Material's icons, which it leaves out (about 0.2 s); that was a tenth of a
+    preview rebuild, and each locale's build in `make site` listed them again. What it keeps (some
+    70 files) depends on the installed MkDocs and theme, the theme's folders and the names under
+    `overrides/` (the theme's `custom_dir`, which may change while the preview runs): the listing
+    is kept in `.cache/theme-files/` under a key of them all. The files are made afresh on each
+    build, and, as MkDocs does, a theme file never replaces one of the pages' folder.
     """
-    theme = config.theme
-    key = (tuple(theme.dirs), tuple(sorted(theme.static_templates)), _names_under(theme.custom_dir))
-    listed = STATE.theme_files.get(key)
-    if listed is None:
+    path = HooksConfig.read(config).cache / "theme-files" / f"{_theme_key(config)}.json"
+    try:
+        listed = [(str(name), str(folder)) for name, folder in json.loads(path.read_text(encoding="utf-8"))]
+    except (OSError, ValueError, TypeError):
         scratch = Files([])
         _add_files_from_theme(scratch, env, config)
-        listed = STATE.theme_files[key] = [(f.src_uri, str(f.src_dir)) for f in scratch]
-    for path, folder in listed:
-        if files.get_file_from_path(path) is None:
-            files.append(File(path, folder, config.site_dir, config.use_directory_urls))
+        listed = [(f.src_uri, str(f.src_dir)) for f in scratch]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        partial.write_text(json.dumps(listed), encoding="utf-8")
+        partial.replace(path)  # whole or not at all: another build may read it meanwhile
+    for name, folder in listed:
+        if files.get_file_from_path(name) is None:
+            files.append(File(name, folder, config.site_dir, config.use_directory_urls))
 
 
 add_theme_files.mkdocs_own = _add_files_from_theme  # type: ignore[attr-defined]
 
 
-def _names_under(folder: str | None) -> tuple[str, ...]:
-    if not folder:
-        return ()
-    return tuple(sorted(str(path) for path in Path(folder).rglob("*") if path.is_file()))
+def _theme_key(config: MkDocsConfig) -> str:
+    """What the theme's listing depends on, hashed: the installed MkDocs and theme, the theme's
+    folders and static templates, and the names under its custom_dir."""
+    theme = config.theme
+    key = [
+        _installed("mkdocs"),
+        _installed(f"mkdocs-{theme.name}"),
+        list(theme.dirs),
+        sorted(theme.static_templates),
+        _names_under(theme.custom_dir),
+    ]
+    return hashlib.sha256(json.dumps(key).encode("utf-8")).hexdigest()[:32]
 
 
-def shared_dir(site_dir: str) -> Path:
-    """Where the files shared by every locale go."""
-    site = Path(site_dir)
-    return site if STATE.serving else site.parent
-
-
-def engine_files() -> list[Path]:
-    return sorted(p for p in ENGINE.glob("*.py") if p.name not in NOT_SHIPPED)
-
-
-def _copy_if_changed(source: Path, target: Path) -> None:
-    # The copy keeps the source's times, so an unchanged file is known by its size and time
-    # alone: the preview's rebuilds no longer read Pyodide's 13 MB twice to compare them.
-    if target.is_file():
-        have, want = target.stat(), source.stat()
-        if (have.st_size, have.st_mtime_ns) == (want.st_size, want.st_mtime_ns):
-            return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(source, target)
-
-
-def _link(source: Path, target: Path) -> None:
-    """The preview's copy: a hard link where the file system allows one (no bytes copied; the
-    preview's folder is emptied before each rebuild), else a copy."""
-    if target.is_file():
-        return _copy_if_changed(source, target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+def _installed(package: str) -> str:
     try:
-        target.hardlink_to(source)
-    except OSError:
-        shutil.copy2(source, target)
+        return version(package)
+    except PackageNotFoundError:  # a theme MkDocs ships, or one not installed as a package
+        return ""
 
 
-def ship_pyodide(shared: Path) -> None:
-    from macros.build.pyodide_dist import PYODIDE, PYODIDE_FILES, pyodide_version
-
-    ship = _link if STATE.serving else _copy_if_changed
-    for name in PYODIDE_FILES:
-        ship(PYODIDE / name, shared / "pyodide" / pyodide_version() / name)
-
-
-def ship_engine(shared: Path, data: dict[str, Any]) -> None:
-    from macros.build import pyodide_dist
-
-    target = shared / "engine"
-    hashes = {}
-    for path in engine_files():
-        _copy_if_changed(path, target / "fitengine" / path.name)
-        hashes[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    catalog = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    (target / "catalog.json").write_bytes(catalog)
-    manifest = {
-        "package": "fitengine",
-        "files": hashes,
-        "pyodide": pyodide_dist.pyodide_version(),
-        "data": {"catalog.json": hashlib.sha256(catalog).hexdigest(), **ship_messages(target)},
-    }
-    (target / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-
-
-def ship_messages(engine: Path) -> dict[str, str]:
-    """The engine's texts for every locale (engine/messages/<locale>.json), by name with their hash."""
-    from macros.locales import codes
-    from macros.messages import engine_words
-
-    hashes = {}
-    for locale in codes():
-        text = answers_json(engine_words(locale)).encode("utf-8")
-        path = engine / "messages" / f"{locale}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text)
-        hashes[f"messages/{locale}.json"] = hashlib.sha256(text).hexdigest()
-    return hashes
-
-
-def hash_answers(shared: Path) -> None:
-    """Add every build-time answers file to the manifest's `data`: the widget trusts only those."""
-    manifest_path = shared / "engine" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
-    for path in sorted((shared / "engine" / "answers").rglob("*.json")):
-        name = path.relative_to(shared / "engine").as_posix()
-        manifest["data"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-
-
-def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
-    """Build-time answers for every model and format, served before Pyodide is ready.
-
-    One file per locale and format holds every model's answer (about 25 kB compressed): the
-    page preloads its format's, and any model then answers at once. One file per locale, format
-    and model holds that model's alone (about 4 kB compressed): what the widget fetches for a
-    format chosen after it started, instead of every model's.
-    """
-    from macros.build.build_answers import raw_answers
-    from macros.fitengine.api import with_reason_text
-    from macros.fitengine.reasons import REASON_DIGITS
-    from macros.messages import engine_words
-    from macros.render.locale_format import Formatter
-
-    fmt = Formatter(locale)
-    words = engine_words(locale)
-
-    # The reasons repeat their figures (a node's memory, a card's capacity): locale_format
-    # writes each once per locale.
-    def number(value: float) -> str:
-        return fmt.number(value, REASON_DIGITS)
-
-    folder = shared / "engine" / "answers" / locale
-    folder.mkdir(parents=True, exist_ok=True)
-    bundles: dict[str, dict[str, Any]] = {}
-    for model, by_format in raw_answers(data).items():
-        for fmt_id, raw in by_format.items():
-            rendered = with_reason_text(raw, words, number)
-            bundles.setdefault(fmt_id, {})[model] = rendered
-    for fmt_id, answers in bundles.items():
-        # Each answer is serialized once and written in both files: the texts are the ones
-        # json.dumps gives for the two bundles (a test holds them to it).
-        texts = {model: answers_json(answer) for model, answer in answers.items()}
-        head = f'{{"version":1,"locale":{answers_json(locale)},"format":{answers_json(fmt_id)}'
-        whole = ",".join(f"{answers_json(model)}:{text}" for model, text in texts.items())
-        (folder / f"{fmt_id}.json").write_text(f'{head},"answers":{{{whole}}}}}', encoding="utf-8")
-        (folder / fmt_id).mkdir(exist_ok=True)
-        for model, text in texts.items():
-            one = f'{head},"model":{answers_json(model)},"answer":{text}}}'
-            (folder / fmt_id / f"{model}.json").write_text(one, encoding="utf-8")
-
-
-def answers_json(value: Any) -> str:
-    """A value of an answers file as the file writes it: compact JSON, UTF-8 as is."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def ship_no_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
-    """The preview's stand-in for the build-time answers: every format's file, holding no answer.
-
-    The page asks for its format's answers as it loads; an empty bundle tells the widget to wait
-    for Pyodide, where a missing file would be a 404 on every page with a configurator.
-    """
-    folder = shared / "engine" / "answers" / locale
-    folder.mkdir(parents=True, exist_ok=True)
-    for fmt in data["formats"]:
-        bundle = {"version": 1, "locale": locale, "format": fmt["id"], "answers": {}}
-        target = folder / f"{fmt['id']}.json"
-        text = json.dumps(bundle, separators=(",", ":"))
-        if not target.is_file() or target.read_text() != text:
-            target.write_text(text)
+def _names_under(folder: str | None) -> list[str]:
+    if not folder:
+        return []
+    return sorted(str(path) for path in Path(folder).rglob("*") if path.is_file())
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -325,8 +213,9 @@ def on_template_context(context: dict[str, Any], template_name: str, config: MkD
 
     from macros.build.site_root import site_base
 
+    hooks = HooksConfig.read(config)
     # The preview serves one locale at the root of 127.0.0.1, whatever SITE_BASE says.
-    base_url = "/" if STATE.serving else f"{site_base()}{config['theme']['language']}"
+    base_url = "/" if hooks.serving else f"{site_base()}{hooks.locale}"
     context["base_url"] = base_url
     context["extra_css"] = [normalize_url(str(path), None, base_url) for path in config["extra_css"]]
     context["extra_javascript"] = [normalize_url(str(script), None, base_url) for script in config["extra_javascript"]]
@@ -344,22 +233,23 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 
 def on_post_build(config: MkDocsConfig) -> None:
+    from macros.build import shipping
     from macros.catalog_loader import read_for_build
     from macros.search_fr import ship_french_search
 
+    hooks = HooksConfig.read(config)
     data = read_for_build()
     ship_french_search(config)
-    shared = shared_dir(config["site_dir"])
-    ship_pyodide(shared)
-    ship_engine(shared, data)
-    if not STATE.serving:
-        from macros.build.pyodide_snapshot import enabled, ship_snapshot
-
-        if enabled():
-            ship_snapshot(shared)
-        ship_answers(shared, data, config["theme"]["language"])
-        hash_answers(shared)
-    else:
-        # The preview skips the build-time answers (its widget waits for Pyodide instead) and the
+    shipping.ship_pyodide(hooks.shared, hooks.serving)
+    shipping.ship_engine(hooks.shared, data)
+    if hooks.serving:
+        # The preview skips the build-time answers (its widget waits for Pyodide) and the
         # start-up snapshot (it starts Pyodide plainly), so that an edit shows in about a second.
-        ship_no_answers(shared, data, config["theme"]["language"])
+        shipping.ship_no_answers(hooks.shared, data, hooks.locale)
+        return
+    if hooks.snapshot:
+        from macros.build.pyodide_snapshot import ship_snapshot
+
+        ship_snapshot(hooks.shared)
+    shipping.ship_answers(hooks.shared, data, hooks.locale)
+    shipping.hash_answers(hooks.shared)
