@@ -246,11 +246,6 @@ def test_the_widget_reads_its_limits_and_link_classes_from_the_engine(catalog, m
     assert re.search(r'name="concurrency"[^>]*max="77"', html)
     links = re.search(r'data-filter="link">(.*?)</select>', html, re.S).group(1)
     assert re.findall(r'value="([^"]*)"', links) == ["", "pcie", "nvlink"]
-    # and the engine's own values are the catalog checks' bounds
-    from macros.catalog_checks import RANGES
-
-    assert RANGES[("assumptions", "default_context")][1] == api.LIMITS["context"]
-    assert RANGES[("assumptions", "default_concurrency")][1] == api.LIMITS["concurrency"]
     assert {api.link_class(catalog, n) for n in catalog.nodes} <= set(api.LINK_CLASSES)
 
 
