@@ -41,11 +41,10 @@ class ImageVideoGuide(GuideBase):
             need = min((r.need_gb for r in fits if not r.offload_text_encoders), default=None)
             cheapest = min(fits, key=lambda r: r.price_month_usd, default=None)
             best = min(fits, key=lambda r: r.usd_per_reference_hour or 0, default=None)
-            entry = next(d for d in self.data["diffusion"] if d["id"] == model_id)
             rows.append(
                 [
                     model.name,
-                    self._resolution(entry.get("resolution", "")),
+                    self._resolution(model.resolution),
                     self.fmt.unit(need, "GB", 1) if need else "—",
                     self._diffusion_node(cheapest),
                     self._diffusion_node(best, per_work=True),

@@ -57,9 +57,9 @@ class NvlinkGuide(GuideBase):
         """The links readers meet, per direction and both directions added."""
         t, c = self.t, self.catalog
         rows = []
-        for link_id in ("nvlink-4", "nvlink-5", "nvlink-3", "pcie-gen5-x16", "pcie-gen4-x16", "cross-socket"):
-            link = c.links[link_id]
-            rate = self._link_rate(link_id)
+        # Every link of the catalog, the fastest for one card first.
+        for link in sorted(c.links.values(), key=lambda link: -self._link_rate(link.id)):
+            rate = self._link_rate(link.id)
             rows.append(
                 [
                     self._link_name(link),
@@ -71,12 +71,20 @@ class NvlinkGuide(GuideBase):
             )
         return _table([t["link"], t["per_direction"], t["both_directions"], t["latency"]], rows)
 
-    def gradient_table(self, model_id: str, cards: int = 4) -> str:
-        """One data-parallel gradient all-reduce of the model in BF16, per link, on `cards` cards."""
+    def gradient_table(self, model_id: str, *node_ids: str, cards: int = 4) -> str:
+        """One data-parallel gradient all-reduce of the model in BF16, per link, on `cards` cards of
+        each node named (when none is, of the first node of `cards` cards over each link)."""
         t, c = self.t, self.catalog
         model = c.llms[model_id]
+        if not node_ids:
+            over: dict[str, str] = {}
+            for n in c.nodes:
+                link = group_link(c, n, cards) if n.count == cards else None
+                if link is not None:
+                    over.setdefault(link.link_id, n.id)
+            node_ids = tuple(over.values())
         rows = []
-        for node_id in ("4x-a100-pcie-80gb", "4x-h100-pcie", "4x-a100-sxm4-80gb", "4x-h100-sxm"):
+        for node_id in node_ids:
             node = c.node(node_id)
             link = group_link(c, node, cards)
             seconds = gradient_allreduce_seconds(model.params_total, c.assumptions.gradient_bytes, cards, link)
