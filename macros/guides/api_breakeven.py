@@ -19,7 +19,7 @@ from macros.render.markup import code
 
 
 class ApiBreakeven(GuideBase):
-    """The macros of api breakeven: see the module's docstring."""
+    """Per-token APIs beside a rented node: their prices as read, and where the node costs less."""
 
     MACROS = ("api_price", "api_cost", "api_read", "api_source", "api_breakeven", "api_breakeven_table")
 

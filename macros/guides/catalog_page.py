@@ -15,7 +15,7 @@ from macros.render.markup import text as _text
 
 
 class CatalogPage(GuideBase):
-    """The macros of catalog page: see the module's docstring."""
+    """The catalog page's tables: nodes, GPUs, every GPU figure's source, a runtime's settings."""
 
     MACROS = ("node_table", "gpu_table", "sources_table", "runtime_value")
 

@@ -19,7 +19,7 @@ from macros.render.markup import text as _text
 
 
 class ImageVideoGuide(GuideBase):
-    """The macros of image video: see the module's docstring."""
+    """The image and video guide's tables and figures: pipelines, memory reports, published times."""
 
     MACROS = (
         "diffusion_table",

@@ -15,7 +15,7 @@ from macros.render.markup import text as _text
 
 
 class MethodologyPage(GuideBase):
-    """The macros of methodology: see the module's docstring."""
+    """The methodology page's tables: the engine's constants and the measurements it is held against."""
 
     MACROS = (
         "assumptions_table",

@@ -15,7 +15,7 @@ from macros.render.markup import code, markup
 
 
 class MoeGuide(GuideBase):
-    """The macros of moe: see the module's docstring."""
+    """The mixture-of-experts guide's tables: MoE models, their formats, expert parallelism, KV cache."""
 
     MACROS = ("runtime_reserve", "moe_table", "moe_format_table", "cheapest_node", "expert_table", "kv_table")
 

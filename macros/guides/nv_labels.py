@@ -12,7 +12,7 @@ from macros.render.markup import code
 
 
 class NvLabels(GuideBase):
-    """The macros of nv labels: see the module's docstring."""
+    """What `nvidia-smi topo -m` shows between the cards of each NVLink node."""
 
     MACROS = ("nv_label", "nv_label_table")
 

@@ -17,7 +17,7 @@ from macros.render.markup import code
 
 
 class NvlinkGuide(GuideBase):
-    """The macros of nvlink: see the module's docstring."""
+    """The NVLink guide's figures and tables: links, all-reduces, splits, time to first token."""
 
     MACROS = (
         "link_rate",

@@ -15,7 +15,7 @@ from macros.render.markup import text as _text
 
 
 class QuantizationGuide(GuideBase):
-    """The macros of quantization: see the module's docstring."""
+    """The quantization guide's figures and tables: each format's bits, kernels, runtime, speed."""
 
     MACROS = (
         "format_name",

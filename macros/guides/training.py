@@ -19,7 +19,7 @@ TRAINING_FLOPS_PER_PARAM_TOKEN = 6  # forward and backward, arXiv 2001.08361 sec
 
 
 class TrainingFigures(GuideBase):
-    """The macros of training: see the module's docstring."""
+    """The NVLink guide's training example: a fully sharded step's state, traffic and compute."""
 
     MACROS = ("training_state_gb", "training_table")
 
