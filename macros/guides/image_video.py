@@ -70,6 +70,7 @@ class ImageVideoGuide(GuideBase):
         model = c.diffusion[model_id]
         entry = next(d for d in self.data["diffusion"] if d["id"] == model_id)
         rows = []
+        # The run's resolution is the report's words (the typed report keeps whether it is the reference).
         for report, raw in zip(model.reports, entry.get("memory_reports", ()), strict=True):
             check = report_check(c, model, report)
             run = markup(
@@ -84,7 +85,7 @@ class ImageVideoGuide(GuideBase):
             }
             rows.append(
                 [
-                    raw["card"],
+                    report.card,
                     run,
                     t["rep_ran" if report.outcome == "ran" else "rep_oom"],
                     t["rep_floor" if check.lower_bound else "rep_need"].format(**figures),
