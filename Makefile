@@ -44,7 +44,7 @@ messages: $(STAMP)
 
 site: $(STAMP) $(NPM_STAMP)
 	$(PY) -m macros.fitengine check
-	$(PY) -m macros.build_site site
+	$(PY) -m macros.build.build_site site
 	@echo "Built site/. To read it: python3 -m http.server -d site -b 127.0.0.1 $(PORT), then open http://127.0.0.1:$(PORT)/"
 
 serve: $(STAMP)

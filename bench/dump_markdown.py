@@ -14,7 +14,7 @@ from typing import Any
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     target = Path(os.environ["BENCH_DUMP_DIR"]) / config["theme"]["language"] / page.file.src_uri
     target.parent.mkdir(parents=True, exist_ok=True)
-    from macros.html_blocks import expand
+    from macros.render.html_blocks import expand
 
     # The widgets' HTML goes into the bare pages too: the same pages, macro output pasted in.
     target.write_text(expand(markdown), encoding="utf-8")

@@ -113,7 +113,7 @@ def timed(command: list[str], cwd: Path = ROOT) -> float:
 
 def build_command(target: Path, locales: list[str]) -> list[str]:
     configs = ", ".join(f"Path({str(LOCALES[loc])!r})" for loc in locales)
-    code = f"from pathlib import Path; from macros.build_site import build_site; build_site(Path({str(target)!r}), [{configs}], clean=False)"
+    code = f"from pathlib import Path; from macros.build.build_site import build_site; build_site(Path({str(target)!r}), [{configs}], clean=False)"
     return [PY, "-c", code]
 
 
@@ -123,7 +123,7 @@ def bare_configs(work: Path) -> dict[str, Path]:
     hooked = work / "hooked"
     for locale, config in LOCALES.items():
         # Inherited relative paths resolve against the child config's folder: keep it beside ours.
-        text = f"INHERIT: {config.name}\nhooks:\n  - macros/build_hooks.py\n  - bench/dump_markdown.py\n"
+        text = f"INHERIT: {config.name}\nhooks:\n  - macros/build/build_hooks.py\n  - bench/dump_markdown.py\n"
         path = ROOT / f".bench-dump.{locale}.yml"
         path.write_text(text)
         try:

@@ -1,5 +1,8 @@
 """Cross-references and physical sense: what JSON Schema cannot say about the catalog.
 
+(What any entry can get wrong as text, and the `Problem` each check reports, are in
+macros/catalog_text.py; `non_finite` and `too_long` are named here too, for the loader.)
+
 Runs on the data of the files that passed their schema; a check that needs a file which did
 not (or is missing) is skipped, so one broken file does not bury the others under echoes.
 """
@@ -7,35 +10,14 @@ not (or is missing) is skipped, so one broken file does not bury the others unde
 from __future__ import annotations
 
 import datetime
-import math
-import unicodedata
-from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from macros.catalog_text import Problem, non_finite, too_long, unique_ids
 from macros.fitengine.api import LIMITS
 from macros.fitengine.architecture import count_params
 from macros.fitengine.catalog import architecture_from_dict
 from macros.fitengine.units import GB, MIB
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in the catalog: where (file, entry, field) and what was expected."""
-
-    file: str
-    entry: str
-    field: str
-    expected: str
-
-    def __str__(self) -> str:
-        expected = self.expected if len(self.expected) <= MESSAGE_LIMIT else self.expected[:MESSAGE_LIMIT] + "…"
-        return f"{self.file}: {self.entry[:80]}: {self.field[:80]}: {expected}"
-
-
-MESSAGE_LIMIT = 300  # characters of one problem: a message names a value, never echoes a whole one
-
 
 PARAMS_TOLERANCE = 0.005  # computed parameter count vs the published total
 # Usable memory (what nvidia-smi reports) against memory as sold: the two differ by the
@@ -43,69 +25,22 @@ PARAMS_TOLERANCE = 0.005  # computed parameter count vs the published total
 USABLE_RANGE = (0.9, 1.15)
 REQUIRED_LINKS = ("pcie-gen4-x16", "pcie-gen5-x16", "cross-socket")
 
-# Plausible ranges, by section and field, in the unit the schema requires. Far wider than any
-# real card, link or model, narrow enough to catch a unit slip (TB/s typed as GB/s, a monthly
-# price typed as hourly) or a digit too many. GPU figures depend on the kind of card: HBM
-# (data-centre boards) or GDDR (graphics and workstation cards).
-RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
-    ("gpus", "memory_sold"): (8, 1024, "GB"),
-    ("gpus", "bf16_dense"): (10, 20_000, "TFLOPS"),
-    ("gpus", "fp8_dense"): (20, 40_000, "TFLOPS"),
-    ("gpus", "tdp"): (25, 3_000, "W"),
-    ("gpus", "nvlink.per_direction"): (10, 5_000, "GB/s"),
-    ("links", "per_direction"): (1, 1_000, "GB/s"),
-    ("links", "per_link"): (1, 500, "GB/s"),
-    ("links", "latency"): (0.1, 1_000, "us"),
-    ("llms", "params_total"): (1e7, 1e14, "parameters"),
-    ("diffusion", "components.params"): (1e5, 1e13, "parameters"),
-    ("diffusion", "activation"): (0.01, 1_000, "GB"),
-    ("formats", "bits_per_weight"): (1, 32, "bit"),
-    ("assumptions", "usable_fraction"): (0.5, 1, "ratio"),
-    ("assumptions", "hours_per_month"): (672, 744, "hours"),
-    ("assumptions", "kv_bytes"): (0.5, 8, "bytes"),
-    ("assumptions", "activation_bytes"): (0.5, 8, "bytes"),
-    ("assumptions", "gradient_bytes"): (0.5, 8, "bytes"),
-    ("assumptions", "allreduces_per_layer"): (1, 16, "count"),
-    ("assumptions", "default_context"): (1, LIMITS["context"], "tokens"),
-    ("assumptions", "default_concurrency"): (1, LIMITS["concurrency"], "sequences"),
-    ("assumptions", "kv_bytes_fp8"): (0.5, 8, "bytes"),
-    ("assumptions", "default_input_tokens"): (1, LIMITS["context"], "tokens"),
-    ("assumptions", "default_output_tokens"): (1, LIMITS["context"], "tokens"),
-    ("runtimes", "memory_utilization"): (0.05, 1, "ratio"),
-    ("runtimes", "batched_tokens"): (16, 1_048_576, "tokens"),
-    ("runtimes", "batched_tokens_large"): (16, 1_048_576, "tokens"),
-    ("runtimes", "large_card_memory"): (1, 4096, "GiB"),
-    ("runtimes", "max_sequences"): (1, 65_536, "sequences"),
-    ("runtimes", "max_sequences_large"): (1, 65_536, "sequences"),
-    ("runtimes", "activation_per_vocab_token"): (0.5, 64, "bytes"),
-    ("runtimes", "activation_per_hidden_token"): (0, 1024, "bytes"),
-    ("runtimes", "fixed_per_card"): (0, 64, "GiB"),
-    ("runtimes", "fixed_per_card_split"): (0, 64, "GiB"),
-    ("runtimes", "bandwidth_efficiency"): (0.05, 1, "ratio"),
-    ("runtimes", "earlier_bandwidth_efficiency"): (0.05, 1, "ratio"),
-    ("runtimes", "compute_efficiency"): (0.05, 1, "ratio"),
-    ("runtimes", "layer_overhead"): (0, 10_000, "us"),
-    ("runtimes", "moe_layer_overhead"): (0, 10_000, "us"),
-    ("runtimes", "request_overhead"): (0, 10_000, "ms"),
-    ("runtimes", "mla_layer_overhead"): (0, 10_000, "us"),
-    ("runtimes", "marlin_moe_layer_overhead"): (0, 10_000, "us"),
-    ("runtimes", "sequence_overhead"): (0, 10_000, "us"),
-    ("runtimes", "arrival_burst"): (0, 1, "ratio"),
-    ("runtimes", "custom_allreduce_max"): (0, 1024, "MiB"),
-    ("runtimes", "custom_allreduce_latency"): (0, 10_000, "us"),
-    ("runtimes", "custom_allreduce_latency_per_card"): (0, 1_000, "us"),
-    ("runtimes", "custom_allreduce_efficiency"): (0.01, 1, "ratio"),
-    ("formats", "expert_pad"): (1, 4096, "weights"),
-    ("api_prices", "input"): (0.001, 1_000, "USD/Mtok"),
-    ("api_prices", "output"): (0.001, 1_000, "USD/Mtok"),
-    ("image_timings", "seconds"): (0.01, 36_000, "s"),
+# Plausible ranges of single figures (far wider than any real card, link or model, narrow enough
+# to catch a unit slip or a digit too many) are in the JSON schemas (catalog/schema/), beside
+# each figure's unit. What a schema cannot hold stays here: a node's price per card-hour, which
+# needs the card (catalog/gpus.yaml) and the hours in a month (catalog/assumptions.yaml), from
+# spot prices to several times list prices, by kind of card (HBM: data-centre boards; GDDR:
+# graphics and workstation cards) ...
+CARD_HOUR_USD: dict[str, tuple[float, float]] = {"HBM": (0.3, 30.0), "GDDR": (0.05, 10.0)}
+# ... and the engine's own limits, which the defaults must stay within (fitengine.api.LIMITS).
+ENGINE_LIMITS = {
+    "default_context": "context",
+    "default_input_tokens": "context",
+    "default_output_tokens": "context",
+    "default_concurrency": "concurrency",
 }
-# By kind of card: memory bandwidth (GB/s) and price per card-hour (USD), from the slowest GDDR
-# card to far beyond the fastest HBM board, and from spot prices to several times list prices.
-CARD_RANGES: dict[str, dict[str, tuple[float, float]]] = {
-    "HBM": {"memory_bandwidth": (1_000, 30_000), "card_hour_usd": (0.3, 30.0)},
-    "GDDR": {"memory_bandwidth": (100, 3_000), "card_hour_usd": (0.05, 10.0)},
-}
+
+__all__ = ["Problem", "check", "non_finite", "too_long"]
 
 
 def check(data: dict[str, Any]) -> list[Problem]:
@@ -123,7 +58,7 @@ def check(data: dict[str, Any]) -> list[Problem]:
         ("api_prices", "api_prices"),
         ("image_timings", "image_timings"),
     ):
-        problems += _unique_ids(data.get(section), f"catalog/{file}.yaml", section)
+        problems += unique_ids(data.get(section), f"catalog/{file}.yaml", section)
     if "gpus" in data and "links" in data:
         problems += list(_gpus(data))
     if "links" in data:
@@ -159,91 +94,6 @@ def check(data: dict[str, Any]) -> list[Problem]:
 
 def _ids(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {item["id"]: item for item in items}
-
-
-def _unique_ids(items: list[dict[str, Any]] | None, file: str, section: str) -> list[Problem]:
-    if not items:
-        return []
-    counts = Counter(item["id"] for item in items)
-    problems = [
-        Problem(file, f"{section} {item_id}", "id", f"expected a unique id, found {n} entries with it")
-        for item_id, n in counts.items()
-        if n > 1
-    ]
-    for field in ("id", "name"):  # ids and names a reader could not tell apart from another's
-        seen: dict[str, str] = {}
-        for item in items:
-            value = item.get(field)
-            if not isinstance(value, str) or counts.get(value, 0) > 1:
-                continue
-            key = skeleton(value)
-            if key in seen:
-                problems.append(
-                    Problem(
-                        file,
-                        f"{section} {item['id']}",
-                        field,
-                        f"expected {'an id' if field == 'id' else 'a name'} a reader can tell from the others,"
-                        f" got {value[:MAX_NAME]!r},"
-                        f" which reads as {seen[key][:MAX_NAME]!r}",
-                    )
-                )
-            seen.setdefault(key, value)
-    return problems
-
-
-# Letters of other scripts that print as Latin ones (as capitals, since names are capitalized,
-# and as small letters), once case folded, and digits that print as letters: a subset of
-# Unicode's confusables (UTS #39, confusables.txt) for the scripts an editor may paste from.
-_CONFUSABLE = str.maketrans(
-    {
-        **dict(zip("авекмнорстухѕіјһԁԛԝӏ", "abekmhopctyxsijhdqwl", strict=True)),  # Cyrillic
-        **dict(zip("αβεζηικμνορτυχ", "abezhikmnoptyx", strict=True)),  # Greek
-        "0": "o",
-        "1": "l",
-        "ı": "i",
-        "ſ": "s",
-    }
-)
-
-
-def skeleton(value: str) -> str:
-    """What a value looks like: NFKC, case folded, invisible characters and whitespace runs
-    dropped, and look-alike letters of other scripts read as the Latin ones."""
-    folded = unicodedata.normalize("NFKC", value).casefold()
-    shown = "".join(c for c in folded if unicodedata.category(c) not in ("Cf", "Mn", "Cc"))
-    return " ".join(shown.translate(_CONFUSABLE).split())
-
-
-MAX_NAME = 80  # characters of an id or a name: the longest today has 39
-MAX_TEXT = 600  # of any other text (sources, notes, explanations): the longest today has 452
-
-
-def too_long(file: str, document: Any) -> list[Problem]:
-    """Every text of a parsed file longer than a name (ids, names) or a note may be."""
-    found: list[Problem] = []
-
-    def walk(value: Any, entry: str, path: list[str]) -> None:
-        if isinstance(value, str):
-            limit = MAX_NAME if path and path[-1] in ("id", "name") else MAX_TEXT
-            if len(value) > limit:
-                found.append(
-                    Problem(
-                        file,
-                        entry,
-                        ".".join(path) or "value",
-                        f"expected at most {limit} characters, got {len(value):,}",
-                    )
-                )
-        elif isinstance(value, dict):
-            for key, child in value.items():
-                walk(child, entry, [*path, str(key)])
-        elif isinstance(value, list):
-            for child in value:
-                walk(child, entry, path)
-
-    _each_entry(document, walk)
-    return found
 
 
 def _gpus(data: dict[str, Any]) -> Iterator[Problem]:
@@ -591,81 +441,28 @@ def _range_text(low: float, high: float, unit: str) -> str:
     return f"between {low:,g} and {high:,g} {unit}"
 
 
-SECTION_FILES = {
-    "gpus": "gpus",
-    "links": "interconnects",
-    "topologies": "interconnects",
-    "nodes": "nodes",
-    "formats": "formats",
-    "runtimes": "runtimes",
-    "llms": "models",
-    "diffusion": "models",
-    "assumptions": "assumptions",
-    "api_prices": "api_prices",
-    "image_timings": "image_timings",
-}
-
-
-def _figures(item: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every {value, unit} figure inside an entry, with its dotted path."""
-    if isinstance(item, dict):
-        if "value" in item and "unit" in item:
-            yield path, item
-        for key, child in item.items():
-            yield from _figures(child, f"{path}.{key}" if path else str(key))
-    elif isinstance(item, list):
-        for child in item:
-            yield from _figures(child, path)
-
-
 def _ranges(data: dict[str, Any]) -> Iterator[Problem]:
-    """Figures outside the range a card, link, model or constant of their kind can have."""
-    for section, file in SECTION_FILES.items():
-        items = data.get(section)
-        if items is None:
-            continue
-        entries = items.items() if isinstance(items, dict) else ((item.get("id", "?"), item) for item in items)
-        for entry_id, item in entries:
-            label = entry_id if section == "assumptions" else f"{section.rstrip('s')} {entry_id}"
-            for path, figure in _figures(item):
-                key = (section, str(entry_id)) if section == "assumptions" else (section, path)
-                value = figure["value"]
-                if key not in RANGES or isinstance(value, bool) or not isinstance(value, (int, float)):
-                    continue
-                low, high, unit = RANGES[key]
-                if figure["unit"] == unit and not low <= value <= high:
-                    yield Problem(
-                        f"catalog/{file}.yaml",
-                        label,
-                        f"{path}.value" if path else "value",
-                        f"expected {_range_text(low, high, unit)}, got {value:,g}",
-                    )
-    yield from _card_ranges(data)
-
-
-def _card_ranges(data: dict[str, Any]) -> Iterator[Problem]:
-    gpus = {gpu["id"]: gpu for gpu in data.get("gpus", [])}
-    for gpu in gpus.values():
-        kind = card_kind(gpu)
-        low, high = CARD_RANGES[kind]["memory_bandwidth"]
-        figure = gpu["memory_bandwidth"]
-        if figure["unit"] == "GB/s" and not low <= figure["value"] <= high:
+    """Figures outside a range that needs another figure or the engine's limits."""
+    for name, limit in ENGINE_LIMITS.items():
+        value = data.get("assumptions", {}).get(name, {}).get("value")
+        if isinstance(value, int) and not isinstance(value, bool) and value > LIMITS[limit]:
             yield Problem(
-                "catalog/gpus.yaml",
-                f"gpu {gpu['id']}",
-                "memory_bandwidth.value",
-                f"expected {_range_text(low, high, 'GB/s')} for an {kind} card, got {figure['value']:,g}",
+                "catalog/assumptions.yaml",
+                name,
+                "value",
+                f"expected at most {LIMITS[limit]:,} (the engine's limit on {limit}), got {value:,}",
             )
     hours = data.get("assumptions", {}).get("hours_per_month", {}).get("value")
     if not isinstance(hours, (int, float)) or not hours > 0:
         return
+    gpus = {gpu["id"]: gpu for gpu in data.get("gpus", [])}
     for node in data.get("nodes", []):
         gpu = gpus.get(node["gpu"])
         price = node["price_month"]
         if gpu is None or price["unit"] != "USD/month" or not node["count"] > 0:
             continue
         kind = card_kind(gpu)
-        low, high = CARD_RANGES[kind]["card_hour_usd"]
+        low, high = CARD_HOUR_USD[kind]
         per_month = (low * hours * node["count"], high * hours * node["count"])
         if not per_month[0] <= price["value"] <= per_month[1]:
             yield Problem(
@@ -676,35 +473,3 @@ def _card_ranges(data: dict[str, Any]) -> Iterator[Problem]:
                 f"({low:g} to {high:g} USD per {kind} card-hour x {node['count']} cards x {hours:g} h), "
                 f"got {price['value']:,g}",
             )
-
-
-def non_finite(file: str, document: Any) -> list[Problem]:
-    """Every NaN or infinity in a parsed file (YAML's .nan and .inf pass JSON Schema's bounds)."""
-    found: list[Problem] = []
-
-    def walk(value: Any, entry: str, path: list[str]) -> None:
-        if isinstance(value, float) and not math.isfinite(value):
-            found.append(Problem(file, entry, ".".join(path) or "value", f"expected a finite number, got {value}"))
-        elif isinstance(value, dict):
-            for key, child in value.items():
-                walk(child, entry, [*path, str(key)])
-        elif isinstance(value, list):
-            for index, child in enumerate(value):
-                walk(child, entry, [*path, str(index)])
-
-    _each_entry(document, walk)
-    return found
-
-
-def _each_entry(document: Any, walk: Any) -> None:
-    """Call walk(value, entry, []) on each entry of a parsed file, named as problems name them."""
-    if not isinstance(document, dict):
-        walk(document, "(file)", [])
-        return
-    for key, value in document.items():
-        if not isinstance(value, list):
-            walk(value, str(key), [])
-            continue
-        for index, child in enumerate(value):
-            named = isinstance(child, dict) and isinstance(child.get("id"), str)
-            walk(child, f"{key}[{index}]" + (f" {child['id'][:40]}" if named else ""), [])

@@ -12,8 +12,9 @@ import json
 from html import escape
 from typing import Any
 
+from macros.build.engine_cache import raw_answer
+from macros.build.pyodide_dist import pyodide_version
 from macros.chart_svg import BUILD_WIDTH, chart_highlight, chart_points, chart_svg
-from macros.engine_cache import raw_answer
 from macros.fitengine import Catalog
 from macros.fitengine.api import (
     CUSTOM_CHARS,
@@ -29,9 +30,8 @@ from macros.fitengine.api import (
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.fitengine.workloads import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.i18n import WIDGET
-from macros.locale_format import Formatter, resolution_text
 from macros.messages import engine_words
-from macros.pyodide_dist import pyodide_version
+from macros.render.locale_format import Formatter, resolution_text
 
 # Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
 NEEDS_JS = " data-needs-js disabled"

@@ -11,7 +11,7 @@ ones), a pair of texts a message with plural forms. Every other locale's words a
                      (babel.cfg maps the files to the extractors below), then merge it into each
                      locale's .po (pybabel update): new messages arrive empty, changed ones fuzzy
 
-The build (`python -m macros.build_site`, `make site`) checks each locale's .po against what the
+The build (`python -m macros.build.build_site`, `make site`) checks each locale's .po against what the
 code uses (`check`): a message missing, left empty, fuzzy, or whose translation drops or adds a
 placeholder stops it, each named with its msgid and the file:line that uses it. It then compiles
 the .po with Babel into .cache/locales/ (a build output, never tracked) and reads the compiled

@@ -207,7 +207,7 @@ def check_record(catalog: Catalog, record: dict[str, Any], directory: Path = VAL
 def check_all(catalog: Catalog, directory: Path = VALIDATION_DIR) -> tuple[Check, ...]:
     """Every record of the file, in its order; run once per catalog while the records and the
     configs they read are unchanged (the page's two tables and both locales ask)."""
-    from macros.engine_cache import kept
+    from macros.build.engine_cache import kept
 
     files = [directory / "records.yaml", *sorted((directory / "configs").glob("*.json"))]
     return kept(

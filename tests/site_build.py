@@ -1,12 +1,12 @@
-"""Build the site in-process, exactly as `make site` does (macros.build_site)."""
+"""Build the site in-process, exactly as `make site` does (macros.build.build_site)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from macros.build_site import ROOT as ROOT
-from macros.build_site import build_site as _build_site
+from macros.build.build_site import ROOT as ROOT
+from macros.build.build_site import build_site as _build_site
 from macros.locales import codes, locales
 
 LOCALE_CONFIGS = {locale.code: locale.config for locale in locales()}

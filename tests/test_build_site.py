@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.build_site import BuildFailed, build_site
+from macros.build.build_site import BuildFailed, build_site
 from macros.i18n import SITE
 
 from .conftest import ROOT
@@ -37,7 +37,7 @@ def broken_config(tmp_path: Path) -> Path:
         f"INHERIT: {ROOT / 'mkdocs.yml'}\n"
         f"docs_dir: {docs}\n"
         f"theme:\n  name: material\n  custom_dir: {ROOT / 'overrides'}\n  language: fr\n"
-        f"hooks:\n  - {ROOT / 'macros' / 'build_hooks.py'}\n"
+        f"hooks:\n  - {ROOT / 'macros' / 'build' / 'build_hooks.py'}\n"
         f"watch:\n  - {ROOT / 'catalog'}\n"
         "plugins:\n  - search\n  - macros:\n"
         f"      module_name: {ROOT / 'macros'}\n      on_error_fail: true\n      on_undefined: strict\n",
@@ -68,7 +68,7 @@ def test_the_command_exits_non_zero_with_the_reason(tmp_path):
     target = tmp_path / "site"
     previous_site(target)
     code = (
-        "import sys; from pathlib import Path; from macros.build_site import BuildFailed, build_site\n"
+        "import sys; from pathlib import Path; from macros.build.build_site import BuildFailed, build_site\n"
         "try:\n"
         f"    build_site(Path({str(target)!r}), [Path({str(broken_config(tmp_path))!r})])\n"
         "except BuildFailed as failed:\n"
@@ -87,7 +87,7 @@ def test_a_killed_build_leaves_the_previous_site_untouched(tmp_path):
     marker = previous_site(target)
     staging = tmp_path / ".site.building"
     build = subprocess.Popen(
-        [sys.executable, "-m", "macros.build_site", str(target)],
+        [sys.executable, "-m", "macros.build.build_site", str(target)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -117,7 +117,7 @@ def test_a_killed_build_leaves_the_previous_site_untouched(tmp_path):
 KILL_AT = """
 import os, shutil, sys
 from pathlib import Path
-import macros.build_site as build
+import macros.build.build_site as build
 staging, target, at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 done = [0]
 def counted(real):
@@ -141,7 +141,7 @@ def _site(folder: Path, text: str) -> None:
 
 
 def test_the_swap_leaves_a_whole_site_in_place_whenever_it_is_killed(tmp_path):
-    from macros.build_site import _swap, exchange
+    from macros.build.build_site import _swap, exchange
 
     if sys.platform.startswith("linux"):  # the one-step exchange is what this machine uses
         a, b = tmp_path / "a", tmp_path / "b"

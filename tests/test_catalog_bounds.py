@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from macros.catalog_checks import MAX_NAME, MAX_TEXT
+from macros.catalog_text import MAX_NAME, MAX_TEXT
 
 from .test_catalog_checks import check
 from .test_catalog_loader import edit, problems

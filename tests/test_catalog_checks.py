@@ -1,10 +1,12 @@
 """What an editor can get wrong that JSON Schema lets through: NaN and infinities, figures out of
 any plausible range (a unit slip, a price per hour typed as per month), YAML aliases that expand
 to gigabytes, and values too long to quote. Each is refused by `check` naming file, entry, field
-and, for ranges, the range."""
+and, for ranges, the bound crossed. A single figure's range is in its JSON schema (catalog/schema/),
+its one home: the tests read the bounds there."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,8 +14,9 @@ import time
 
 import pytest
 
-from macros.catalog_checks import CARD_RANGES, RANGES
+from macros.catalog_checks import CARD_HOUR_USD
 from macros.catalog_loader import CatalogError, load_catalog
+from macros.fitengine.api import LIMITS
 
 from .conftest import ROOT
 from .test_catalog_loader import edit, problems
@@ -50,41 +53,83 @@ def test_a_nan_price_never_reaches_a_page(catalog_copy):
         load_catalog(catalog_copy)
 
 
+def schema(name: str) -> dict:
+    return json.loads((ROOT / "catalog" / "schema" / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+def value_bounds(figure: dict) -> dict:
+    """The bounds a figure's schema puts on its value (the part of its allOf that names them)."""
+    for part in figure.get("allOf", [figure]):
+        value = part.get("properties", {}).get("value", {})
+        if "maximum" in value:
+            return value
+    raise AssertionError(f"no bounds in {figure}")
+
+
+def one(found: list[str], start: str, end: str) -> str:
+    """The one problem that names this file and entry and ends so (entries are named by position and id)."""
+    matching = [p for p in found if p.startswith(start) and p.endswith(end)]
+    assert len(matching) == 1, found
+    return matching[0]
+
+
+GPU_ITEMS = schema("gpus")["properties"]["gpus"]["items"]
+
+
 @pytest.mark.parametrize("value", ["3.35", "33500"])  # TB/s typed as GB/s; a digit too many
-def test_an_h100_bandwidth_out_of_range_names_the_range(catalog_copy, value):
+def test_an_h100_bandwidth_out_of_range_names_the_bound(catalog_copy, value):
     edit(catalog_copy, "gpus", H100_BANDWIDTH, H100_BANDWIDTH.replace("3350", value))
-    low, high = CARD_RANGES["HBM"]["memory_bandwidth"]
-    expected = f"between {low:,g} and {high:,g} GB/s for an HBM card, got {float(value):,g}"
-    assert f"catalog/gpus.yaml: gpu h100-sxm: memory_bandwidth.value: expected {expected}" in problems(catalog_copy)
+    bounds = GPU_ITEMS["then"]["properties"]["memory_bandwidth"]["properties"]["value"]  # an HBM card's
+    crossed = f"at least {bounds['minimum']}" if float(value) < 3350 else f"at most {bounds['maximum']}"
+    one(
+        problems(catalog_copy),
+        "catalog/gpus.yaml: gpus[",
+        f" h100-sxm: memory_bandwidth.value: expected {crossed}, got {value}",
+    )
+
+
+def test_a_graphics_card_is_held_to_the_graphics_cards_bandwidth(catalog_copy, catalog_data):
+    """An HBM board's bandwidth on a GDDR card (RTX 4090) is refused: the schema's range depends on
+    the memory type."""
+    hbm_low = GPU_ITEMS["then"]["properties"]["memory_bandwidth"]["properties"]["value"]["minimum"]
+    gddr_high = GPU_ITEMS["else"]["then"]["properties"]["memory_bandwidth"]["properties"]["value"]["maximum"]
+    assert hbm_low < gddr_high + 1 < 30_000  # a value only an HBM card may have
+    rtx = next(g for g in catalog_data["gpus"] if g["id"] == "rtx-4090")
+    old = f"memory_bandwidth: {{value: {rtx['memory_bandwidth']['value']:g},"
+    edit(catalog_copy, "gpus", old, f"memory_bandwidth: {{value: {gddr_high + 1},")
+    one(
+        problems(catalog_copy),
+        "catalog/gpus.yaml: gpus[",
+        f" rtx-4090: memory_bandwidth.value: expected at most {gddr_high}, got {gddr_high + 1}",
+    )
 
 
 def test_a_node_for_one_dollar_a_month_is_refused(catalog_copy, catalog_data):
     edit(catalog_copy, "nodes", H100_NODE_PRICE, "price_month: {value: 1,")
     [message] = problems(catalog_copy)
     hours = catalog_data["assumptions"]["hours_per_month"]["value"]
-    low = round(CARD_RANGES["HBM"]["card_hour_usd"][0] * hours * 8)
+    low = round(CARD_HOUR_USD["HBM"][0] * hours * 8)
     assert message.startswith(f"catalog/nodes.yaml: node 8x-h100-sxm: price_month.value: expected between {low:,g}")
     assert message.endswith("got 1")
 
 
 def test_a_tensor_throughput_in_the_wrong_unit_is_refused(catalog_copy):
     edit(catalog_copy, "gpus", "bf16_dense: {value: 989,", "bf16_dense: {value: 989000,")
-    low, high, unit = RANGES[("gpus", "bf16_dense")]
-    assert problems(catalog_copy) == [
-        f"catalog/gpus.yaml: gpu h100-sxm: bf16_dense.value: expected between {low:,g} and {high:,g} {unit}, got 989,000"
-    ]
+    high = value_bounds(GPU_ITEMS["properties"]["bf16_dense"])["maximum"]
+    [message] = problems(catalog_copy)
+    assert message.startswith("catalog/gpus.yaml: gpus[")
+    assert message.endswith(f" h100-sxm: bf16_dense.value: expected at most {high}, got 989000")
 
 
-def test_an_assumption_out_of_range(catalog_copy):
+@pytest.mark.parametrize(("name", "limit"), [("default_concurrency", "concurrency"), ("default_context", "context")])
+def test_a_default_beyond_the_engines_limit_is_refused(catalog_copy, catalog_data, name, limit):
+    value = catalog_data["assumptions"][name]["value"]
     edit(
-        catalog_copy,
-        "assumptions",
-        "  default_concurrency:\n    value: 1\n",
-        "  default_concurrency:\n    value: 100000\n",
+        catalog_copy, "assumptions", f"  {name}:\n    value: {value}\n", f"  {name}:\n    value: {LIMITS[limit] + 1}\n"
     )
-    low, high, unit = RANGES[("assumptions", "default_concurrency")]
     assert problems(catalog_copy) == [
-        f"catalog/assumptions.yaml: default_concurrency: value: expected between {low:,g} and {high:,g} {unit}, got 100,000"
+        f"catalog/assumptions.yaml: {name}: value: expected at most {LIMITS[limit]:,} (the engine's limit on {limit}),"
+        f" got {LIMITS[limit] + 1:,}"
     ]
 
 
@@ -93,10 +138,29 @@ def test_a_runtime_figure_out_of_range(catalog_copy):
     edit(
         catalog_copy, "runtimes", "    layer_overhead:\n      value: 40\n", "    layer_overhead:\n      value: 40000\n"
     )
-    low, high, unit = RANGES[("runtimes", "layer_overhead")]
-    assert problems(catalog_copy) == [
-        f"catalog/runtimes.yaml: runtime vllm: layer_overhead.value: expected between {low:,g} and {high:,g} {unit}, got 40,000"
-    ]
+    items = schema("runtimes")["properties"]["runtimes"]["items"]
+    high = value_bounds(items["properties"]["layer_overhead"])["maximum"]
+    [message] = problems(catalog_copy)
+    assert message.startswith("catalog/runtimes.yaml: runtimes[")
+    assert message.endswith(f" vllm: layer_overhead.value: expected at most {high}, got 40000")
+
+
+def test_a_runtime_constant_shared_by_several_units_is_bounded_in_its_own_unit(catalog_copy, catalog_data):
+    """The runtimes' constants share one schema: a bound applies to a constant in the unit the
+    range is for (custom_allreduce_latency in µs)."""
+    items = schema("runtimes")["properties"]["runtimes"]["items"]
+    rule = items["properties"]["custom_allreduce_latency"]["allOf"][-1]
+    unit, high = rule["if"]["properties"]["unit"]["const"], rule["then"]["properties"]["value"]["maximum"]
+    vllm = next(r for r in catalog_data["runtimes"] if r["id"] == "vllm")
+    latency = vllm["custom_allreduce_latency"]
+    assert latency["unit"] == unit
+    old = f"    custom_allreduce_latency:\n      value: {latency['value']:g}\n"
+    edit(catalog_copy, "runtimes", old, f"    custom_allreduce_latency:\n      value: {high * 10:g}\n")
+    one(
+        problems(catalog_copy),
+        "catalog/runtimes.yaml: runtimes[",
+        f" vllm: custom_allreduce_latency.value: expected at most {high}, got {high * 10:g}",
+    )
 
 
 def test_the_real_catalog_is_inside_every_range(catalog):
@@ -167,7 +231,7 @@ def test_check_refuses_what_yaml_cannot_build_with_file_line_and_reason(catalog_
 def test_the_build_names_the_file_too(catalog_copy, text, why):
     _append(catalog_copy, "gpus", text)
     run = subprocess.run(
-        [sys.executable, "-m", "macros.build_site", str(catalog_copy.parent / "site")],
+        [sys.executable, "-m", "macros.build.build_site", str(catalog_copy.parent / "site")],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -223,10 +287,9 @@ def test_a_wrong_api_price_is_refused(catalog_copy, old, new, field, expected):
 def test_an_api_price_per_thousand_tokens_typed_per_million_is_out_of_range(catalog_copy):
     edit(catalog_copy, "api_prices", "value: 2.25", "value: 2250", 1)
     edit(catalog_copy, "api_prices", "$2.25 per M", "$2250 per M")
-    low, high, unit = RANGES[("api_prices", "output")]
-    assert (
-        f"catalog/api_prices.yaml: api_price {CF}: output.value: expected between {low:,g} and {high:,g} {unit}, got 2,250"
-        in problems(catalog_copy)
+    high = schema("api_prices")["$defs"]["price"]["properties"]["value"]["maximum"]
+    assert f"catalog/api_prices.yaml: api_prices[0] {CF}: output.value: expected at most {high}, got 2250" in problems(
+        catalog_copy
     )
 
 
@@ -269,9 +332,12 @@ def test_a_wrong_image_timing_is_refused(catalog_copy, old, new, field, expected
 def test_an_image_time_in_milliseconds_typed_as_seconds_is_out_of_range(catalog_copy):
     edit(catalog_copy, "image_timings", "value: 0.6", "value: 60000")
     edit(catalog_copy, "image_timings", "~0.6s", "~60000s")
-    assert any(
-        "image_timing " + PRO + ": seconds.value: expected between 0.01 and 36,000 s" in p
-        for p in problems(catalog_copy)
+    items = schema("image_timings")["properties"]["image_timings"]["items"]
+    high = value_bounds(items["properties"]["seconds"])["maximum"]
+    one(
+        problems(catalog_copy),
+        "catalog/image_timings.yaml: image_timings[",
+        f" {PRO}: seconds.value: expected at most {high}, got 60000",
     )
 
 

@@ -1,4 +1,4 @@
-"""The build-time SVG charts (macros/charts.py): named and described for screen readers, drawn
+"""The build-time SVG charts (macros/render/charts.py): named and described for screen readers, drawn
 without inline styles or scripts (the CSP forbids both), on logarithmic axes, labels apart."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from macros.charts import HEIGHT, LABEL_GAP, Series, _log_ticks, _spread, line_chart
+from macros.render.charts import HEIGHT, LABEL_GAP, Series, _log_ticks, _spread, line_chart
 
 
 def chart(series):

@@ -136,8 +136,8 @@ def test_the_engines_sentences_in_the_browser_are_the_french_catalogs(browser, s
     """The worker gives the engine its page's words (engine/messages/fr.json, from site.po): the
     reasons Pyodide writes on the French page are the build's, word for word."""
     from macros.fitengine.reasons import REASON_DIGITS
-    from macros.locale_format import Formatter
     from macros.messages import engine_words
+    from macros.render.locale_format import Formatter
 
     context_tokens = catalog.assumptions.default_context * 2  # not in the build's answers
     context, page, errors, _ = open_configurator(browser, server, "fr", f"?context={context_tokens}")

@@ -10,8 +10,8 @@ import pytest
 
 from macros.fitengine import answer
 from macros.fitengine.api import TABLE_COLUMNS
-from macros.locale_format import Formatter
 from macros.messages import engine_words
+from macros.render.locale_format import Formatter
 
 from .browser import AXE, wait_until
 from .browser import open_page as open_browser_page

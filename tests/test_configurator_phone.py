@@ -15,7 +15,7 @@ import pytest
 from macros.configurator_html import ConfiguratorHtml
 from macros.fitengine import answer
 from macros.i18n import WIDGET
-from macros.locale_format import Formatter
+from macros.render.locale_format import Formatter
 
 from .browser import open_page, wait_until
 from .test_configurator import card, wait_ready

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import pytest
 
 from macros.fitengine import answer
-from macros.locale_format import Formatter
+from macros.render.locale_format import Formatter
 
 from .browser import wait_until
 from .test_configurator import card, href, open_configurator, rows, wait_ready

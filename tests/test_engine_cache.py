@@ -1,4 +1,4 @@
-"""The engine's answers kept in a build process (macros/engine_cache.py): shared by the locales and
+"""The engine's answers kept in a build process (macros/build/engine_cache.py): shared by the locales and
 reused by a rebuild while the catalog is unchanged; an edited catalog recomputes every figure."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from macros import engine_cache
+from macros.build import engine_cache
 from macros.catalog_loader import CATALOG_DIR, read_catalog
 from macros.fitengine import fit_node, workload
-from macros.guide_macros import GuideMacros
+from macros.guides import GuideMacros
 from macros.i18n import LABELS
 
 from .site_build import build_site

@@ -145,7 +145,7 @@ def every_workload(catalog, context, concurrency):
 @pytest.mark.parametrize(("context", "concurrency"), [(None, None), (16384, 12)])
 def test_answers_kept_before_their_price_give_at_new_prices_what_a_fresh_fit_gives(catalog, context, concurrency):
     """What a node's answer is before its price (kept by the build across an edit of prices,
-    macros/engine_cache.py) reads nothing of the price: every model, format and node answered
+    macros/build/engine_cache.py) reads nothing of the price: every model, format and node answered
     on the catalog, then priced from a catalog whose every node costs something else, equals a
     fresh fit of that catalog, field for field; and the prices did change, so a kept answer
     that brought its old prices along would differ."""

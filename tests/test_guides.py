@@ -130,7 +130,7 @@ def test_no_english_left_on_french_pages(site):
 
 def test_citations_on_french_pages_say_they_are_in_english(site):
     # The catalog's sources keep their language; a screen reader must know which it is.
-    from macros.guide_macros import SOURCES_LANGUAGE
+    from macros.guides.base import SOURCES_LANGUAGE
 
     cites = {
         p.relative_to(site).as_posix(): re.findall(r"<cite(?: [^>]*)?>", p.read_text(encoding="utf-8"))
@@ -504,3 +504,30 @@ def test_every_table_header_names_its_column(site, locale):
             faults += [where for h in header if not re.sub(r"<[^>]+>", "", h).strip()]
             faults += [where for r in rows if len(re.findall(r"<td[ >]", r)) != len(header)]
     assert not faults, sorted(set(faults))[:5]
+
+
+# --- the guides' macros, one module per guide (macros/guides/) ---------------------------------
+
+
+def test_each_macro_a_page_calls_is_offered_by_the_class_that_defines_it():
+    """Every macro a page of either locale calls is registered; each guide's class names only
+    macros it defines itself, and no two classes name the same one."""
+    from macros.guides import GuideMacros
+    from macros.guides.base import GuideBase
+
+    offered: dict[str, type] = {}
+    for cls in GuideMacros.__mro__:
+        if issubclass(cls, GuideBase):
+            for name in vars(cls).get("MACROS", ()):
+                assert name in vars(cls), f"{cls.__name__} names {name} but does not define it"
+                assert name not in offered, f"{name} is named by {offered[name].__name__} and {cls.__name__}"
+                offered[name] = cls
+    root = Path(__file__).resolve().parent.parent
+    called = {
+        name
+        for page in (root / "docs").rglob("*.md")
+        for name in re.findall(r"\{\{-?\s*([a-z_]+)\(", page.read_text(encoding="utf-8"))
+    }
+    assert called and called <= offered.keys(), sorted(called - offered.keys())
+    guide = GuideMacros.__new__(GuideMacros)
+    assert set(guide.registrations()) == set(offered)

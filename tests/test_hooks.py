@@ -1,4 +1,4 @@
-"""The build hooks' state: one object that outlives `mkdocs serve`'s reloads of the config."""
+"""The build hooks keep no state: each build is read from its config, the theme's listing kept on disk."""
 
 from __future__ import annotations
 
@@ -18,55 +18,103 @@ def _run(script: str) -> str:
     return done.stdout
 
 
-def test_the_hooks_and_their_state_survive_a_reload_of_each_locales_config():
-    # `mkdocs serve` loads the config again on every edit; the state must be the same object.
-    out = _run(
+def _hooks_module() -> str:
+    return """
+        import importlib.util, sys
+        spec = importlib.util.spec_from_file_location("hooks", "macros/build/build_hooks.py")
+        hooks = sys.modules["hooks"] = importlib.util.module_from_spec(spec)  # as MkDocs loads hooks
+        spec.loader.exec_module(hooks)
         """
-        from mkdocs.config import load_config
-        from macros.locales import locales
-        configs = [load_config(str(locale.config)) for locale in locales()] * 2
-        modules = {id(hooks) for c in configs for hooks in c["hooks"].values()}
-        states = {id(hooks.STATE) for c in configs for hooks in c["hooks"].values()}
-        print(len(configs), len(modules), len(states))
+
+
+def test_the_hooks_keep_no_state_between_builds():
+    """MkDocs loads the hooks file once per process and `mkdocs serve` loads the config again on
+    every edit: the hooks hold nothing that could outlive a build (no module-level container or
+    object, nothing declared global); each build's settings come from its own config."""
+    source = (ROOT / "macros" / "build" / "build_hooks.py").read_text(encoding="utf-8")
+    assert "global " not in source
+    assert 'config["extra"][' not in source
+    assert "get_env =" not in source  # the theme's environment is adjusted in on_env, not patched
+    out = _run(
+        _hooks_module()
+        + """
+        import inspect, types
+        from pathlib import Path
+        kept = [
+            name
+            for name, value in vars(hooks).items()
+            if not name.startswith("__")
+            and not isinstance(value, (str, int, float, tuple, frozenset, Path, type, types.ModuleType))
+            and not inspect.isfunction(value)
+            and not (hasattr(value, "__module__") and value.__module__ != "hooks")  # what it imports
+        ]
+        print(kept)
         """
     )
-    configs, modules, states = map(int, out.split())
-    assert configs >= 4 and modules == 1 and states == 1
+    assert out.strip() == "[]", f"the hooks keep {out.strip()} between builds"
+
+
+def test_the_preview_is_told_from_its_config():
+    """`mkdocs serve` sets site_url to its own address (dev_addr) before each build: that config
+    is the preview's (one locale at its root, the shared files inside it); a build's is not."""
+    out = _run(
+        _hooks_module()
+        + """
+        from mkdocs.config import load_config
+        def read(**changes):
+            config = load_config("mkdocs.yml", site_dir="/tmp/site/fr", **changes)
+            for key, value in changes.items():
+                config[key] = value
+            h = hooks.HooksConfig.read(config)
+            return h.serving, str(h.shared), h.snapshot and not h.serving or not h.snapshot
+        print(read())
+        print(read(site_url="http://127.0.0.1:8000/"))
+        print(read(site_url="http://127.0.0.1:8001/"))
+        print(read(site_url="https://guides.example.com/fr/"))
+        """
+    )
+    assert out.splitlines() == [
+        "(False, '/tmp/site', True)",
+        "(True, '/tmp/site/fr', True)",
+        "(False, '/tmp/site', True)",
+        "(False, '/tmp/site', True)",
+    ]
 
 
 def test_edited_macros_are_forgotten_and_unchanged_ones_kept():
     out = _run(
-        """
-        import importlib.util, sys
-        spec = importlib.util.spec_from_file_location("hooks", "macros/build_hooks.py")
-        hooks = sys.modules["hooks"] = importlib.util.module_from_spec(spec)  # as MkDocs loads hooks
-        spec.loader.exec_module(hooks)
-        state = hooks.BuildState(command="serve")
-        import macros.guide_macros
-        first = hooks.forget_changed_macros(state, (("a", 1, 1),))
-        kept = "macros.guide_macros" in sys.modules
-        same = hooks.forget_changed_macros(state, (("a", 1, 1),))
-        kept_again = "macros.guide_macros" in sys.modules
-        edited = hooks.forget_changed_macros(state, (("a", 2, 1),))
+        _hooks_module()
+        + """
+        import macros.guides
+        first = hooks.forget_changed_macros()
+        kept = "macros.guides" in sys.modules
+        # As after an edit: a source whose time or size is not the one the package was imported from.
+        path, time, size = macros.IMPORTED_FROM[0]
+        macros.IMPORTED_FROM = ((path, time - 1, size), *macros.IMPORTED_FROM[1:])
+        edited = hooks.forget_changed_macros()
         gone = not any(m == "macros" or m.startswith("macros.") for m in sys.modules)
-        print(first, kept, same, kept_again, edited, gone)
+        import macros.guides
+        again = hooks.forget_changed_macros()
+        print(first, kept, edited, gone, again)
         """
     )
-    assert out.split() == ["False", "True", "False", "True", "True", "True"]
+    assert out.split() == ["False", "True", "True", "True", "False"]
 
 
-def test_the_hooks_keep_no_state_in_the_config_or_the_macros_package():
-    source = (ROOT / "macros" / "build_hooks.py").read_text(encoding="utf-8")
-    assert "global " not in source
-    assert 'config["extra"][' not in source
-    assert "get_env =" not in source  # the theme's environment is adjusted in on_env, not patched
+def test_the_package_records_every_source_it_was_imported_from():
+    import macros
+
+    listed = {Path(path) for path, _, _ in macros.IMPORTED_FROM}
+    assert listed == set((ROOT / "macros").rglob("*.py")) - set((ROOT / "macros").rglob("__pycache__/*.py"))
+    assert macros.sources() == macros.IMPORTED_FROM  # nothing edited while the tests run
 
 
-def test_the_theme_files_listed_once_a_process_are_the_ones_mkdocs_lists(tmp_path):
+def test_the_theme_files_listed_once_are_the_ones_mkdocs_lists(tmp_path):
     """MkDocs lists the theme's static files on every build (some 14,500 names, Material's icons);
-    the hooks list them once a process. What they add is what MkDocs' own listing adds; a file
-    added to the theme's overrides is seen on the next build; a file of the pages' folder is
-    never replaced by the theme's."""
+    the hooks list them once and keep the listing on disk, which a later process reads. What they
+    add is what MkDocs' own listing adds; a file added to the theme's overrides is seen on the next
+    build; a file of the pages' folder is never replaced by the theme's; a damaged listing is
+    listed again."""
     out = _run(
         f"""
         import importlib.util, shutil, sys
@@ -75,11 +123,12 @@ def test_the_theme_files_listed_once_a_process_are_the_ones_mkdocs_lists(tmp_pat
         from mkdocs.structure.files import File, Files
 
         own = Files.add_files_from_theme  # MkDocs' own, before any hook replaces it
-        spec = importlib.util.spec_from_file_location("hooks", "macros/build_hooks.py")
+        spec = importlib.util.spec_from_file_location("hooks", "macros/build/build_hooks.py")
         hooks = sys.modules["hooks"] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(hooks)
         listed = []
         hooks._add_files_from_theme = lambda files, env, config: listed.append(1) or own(files, env, config)
+        hooks.CACHE = Path({str(tmp_path)!r}) / "cache"
 
         custom = Path({str(tmp_path)!r}) / "overrides"
         shutil.copytree("overrides", custom)
@@ -100,11 +149,23 @@ def test_the_theme_files_listed_once_a_process_are_the_ones_mkdocs_lists(tmp_pat
         shadow = [f for f in first if f[0] == "assets/stylesheets/site.css"]
         print(len(mkdocs_lists), first == second == mkdocs_lists, added == mkdocs_lists_added != first)
         print(len(listed), shadow[0][1].startswith(config.docs_dir), any(f[0] == "assets/added.txt" for f in added))
+
+        # Another process: the hooks loaded afresh read the listing from disk.
+        again = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(again)
+        again._add_files_from_theme = hooks._add_files_from_theme
+        again.CACHE = hooks.CACHE
+        read = files(again.add_theme_files)
+        for kept in (hooks.CACHE / "theme-files").glob("*.json"):
+            kept.write_text("[[1")
+        damaged = files(again.add_theme_files)
+        print(len(listed), read == added, damaged == added)
         """
     )
     lines = [line.split() for line in out.splitlines()]
     assert int(lines[0][0]) > 20 and lines[0][1:] == ["True", "True"]
     assert lines[1] == ["2", "True", "True"]  # listed once, then once more after the overrides changed
+    assert lines[2] == ["3", "True", "True"]  # read from disk; listed again once damaged
 
 
 def test_the_hooks_file_run_again_after_replacing_the_listing_still_calls_mkdocs_own():
@@ -119,7 +180,7 @@ def test_the_hooks_file_run_again_after_replacing_the_listing_still_calls_mkdocs
         own = Files.add_files_from_theme
 
         def load(name):
-            spec = importlib.util.spec_from_file_location(name, "macros/build_hooks.py")
+            spec = importlib.util.spec_from_file_location(name, "macros/build/build_hooks.py")
             module = sys.modules[name] = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             return module

@@ -58,7 +58,7 @@ def imports_of(name: str) -> set[str]:
                 module = ".".join([*base, node.module] if node.module else base)
             else:
                 module = node.module or ""
-            # `from macros import pyodide_dist` imports a module; `from x import name` imports x.
+            # `from macros.build import pyodide_dist` imports a module; `from x import name` imports x.
             targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in MODULES else module for a in node.names]
         else:
             continue
@@ -109,6 +109,33 @@ def test_no_module_reaches_back_up():
 
     for name in sorted(GRAPH):
         visit(name, ())
+
+
+# The site's rooms (macros/guides/, macros/render/, macros/build/) and what each may reach of the
+# others: the guides the rendering helpers and the engine's answers kept per catalog; the
+# rendering helpers no guide, and of the build only Pyodide's version (which the widgets name).
+MAY_REACH_INTO_BUILD = {
+    "macros.guides": {"macros.build.engine_cache"},
+    "macros.render": {"macros.build.pyodide_dist"},
+}
+
+
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+@pytest.mark.parametrize("room", sorted(MAY_REACH_INTO_BUILD))
+def test_the_guides_and_the_rendering_helpers_reach_little_of_the_build(room):
+    for name in (n for n in GRAPH if _in(n, room)):
+        into_build = {t for t in GRAPH[name] if _in(t, "macros.build")}
+        assert into_build <= MAY_REACH_INTO_BUILD[room], f"{name} imports {sorted(into_build)}"
+
+
+def test_only_the_entry_point_reaches_the_guides():
+    """The guides' macros are the top of the site: the entry point registers them, nothing of
+    the build or the rendering helpers imports them."""
+    importers = {n for n, targets in GRAPH.items() if any(_in(t, "macros.guides") for t in targets)}
+    assert {n for n in importers if not _in(n, "macros.guides")} == {"macros"}
 
 
 def test_the_site_package_imports_nothing_at_import_time():

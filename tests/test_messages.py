@@ -131,12 +131,12 @@ def test_a_translation_that_loses_a_placeholder_is_refused(locales_copy):
 
 
 def test_the_build_stops_naming_the_message(locales_copy, tmp_path):
-    """`python -m macros.build_site` (what `make site` runs) on a catalog with a fuzzy entry."""
+    """`python -m macros.build.build_site` (what `make site` runs) on a catalog with a fuzzy entry."""
     po = locales_copy / "fr" / "LC_MESSAGES" / "site.po"
     rewrite(po, lambda catalog: catalog.get("Price per month", context="labels.price_month").flags.add("fuzzy"))
     target = tmp_path / "site"
     done = subprocess.run(
-        [sys.executable, "-m", "macros.build_site", str(target)],
+        [sys.executable, "-m", "macros.build.build_site", str(target)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -202,7 +202,7 @@ def test_the_source_strings_keep_no_french_and_the_french_catalog_no_english_key
 
 
 def test_the_engine_words_shipped_to_the_browser_are_the_catalogs(tmp_path):
-    from macros.build_hooks import ship_messages
+    from macros.build.shipping import ship_messages
 
     hashes = ship_messages(tmp_path)
     for locale in codes():

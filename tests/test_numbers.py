@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from macros.fitengine.numbers import fixed
-from macros.locale_format import Formatter
+from macros.render.locale_format import Formatter
 
 INTL = """
 const [values, locales] = JSON.parse(require("fs").readFileSync(0, "utf8"));

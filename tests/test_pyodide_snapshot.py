@@ -1,4 +1,4 @@
-"""The Pyodide memory snapshot (macros/pyodide_snapshot.py): what the build ships, and what a page does with it.
+"""The Pyodide memory snapshot (macros/build/pyodide_snapshot.py): what the build ships, and what a page does with it.
 
 The build names the snapshot and its standard library in the manifest, made from the engine
 files it ships; restored in Node it answers as the build's engine does; a page restores it,
@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from macros import pyodide_snapshot, snapshot_site
+from macros.build import pyodide_snapshot, snapshot_site
+from macros.build.pyodide_dist import PYODIDE, pyodide_version
+from macros.build.pyodide_snapshot import PAGE_BYTES, PART_BYTES
 from macros.fitengine import answer
-from macros.pyodide_dist import PYODIDE, pyodide_version
-from macros.pyodide_snapshot import PAGE_BYTES, PART_BYTES
 
 from .browser import wait_until
 from .conftest import ROOT
@@ -184,7 +184,7 @@ def test_the_restored_runtime_reads_only_pyodides_own_stdlib_files(site):
 
 
 def test_the_engine_holds_no_assert_statement():
-    # The snapshot's runtime compiles the engine as `python -OO` does (macros/pyodide_snapshot.mjs),
+    # The snapshot's runtime compiles the engine as `python -OO` does (macros/build/pyodide_snapshot.mjs),
     # which drops `assert`: an engine that checked anything with one would check it at build time
     # and not in the browser.
     found = [
@@ -274,7 +274,7 @@ json.dumps({
     "columns_held": sum(p[2] is not None for _, c in held for p in c.co_positions()),
 })
 `));
-// What macros/snapshot_site.py and the builder's -OO left out of the heap, and what they kept.
+// What macros/build/snapshot_site.py and the builder's -OO left out of the heap, and what they kept.
 py.globals.set("optional_json", optional);
 const slim = JSON.parse(py.runPython(`
 import collections, dis, json, sys, types
@@ -339,7 +339,7 @@ def test_the_snapshot_restored_in_node_answers_as_the_build_engine(site, catalog
     lines = got["lines"]
     assert lines["checked"] > 10 and lines["same_lines"] is True
     assert lines["lines_held"] > 1000 and lines["columns_held"] == 0
-    # The standard library's code holds no line and nothing holds a docstring (macros/snapshot_site.py,
+    # The standard library's code holds no line and nothing holds a docstring (macros/build/snapshot_site.py,
     # PYTHONOPTIMIZE=2); the modules Pyodide's start only tried are not there, those it needs are.
     slim = got["slim"]
     assert slim["optimize"] == 2 and slim["docstrings"] == [False, False]
@@ -597,7 +597,7 @@ def test_a_left_out_module_runs_nothing_at_exit(tmp_path):
     script.write_text(
         "import atexit, sys, types\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from macros import snapshot_site\n"
+        "from macros.build import snapshot_site\n"
         "module = types.ModuleType('gone_mod')\n"
         "exec('import atexit\\ndef shutdown():\\n    print(\"shutdown ran\")\\natexit.register(shutdown)\\n', vars(module))\n"
         "sys.modules['gone_mod'] = module\n"
@@ -615,7 +615,7 @@ def test_a_left_out_module_runs_nothing_at_exit(tmp_path):
 RENEW = """
 import gc, sys, weakref
 sys.path.insert(0, %r)
-from macros import snapshot_site
+from macros.build import snapshot_site
 def settings(stream):
     return (stream.encoding, stream.errors, stream.line_buffering, stream.write_through, stream.mode,
             snapshot_site.file_of(stream).name, stream.fileno(), type(stream.buffer).__name__)
@@ -655,7 +655,7 @@ INCOMPRESSIBLE = 0.85
 def test_the_heap_holds_no_stale_copy_of_compressed_data(site):
     # Python's start gave the standard streams 128 kB buffers from memory that had held the
     # standard library's zip: 128 kB no compression shrinks, until the builder renewed the streams
-    # (macros/snapshot_site.py, renew_std_streams). Above the masked region (the wasm's data,
+    # (macros/build/snapshot_site.py, renew_std_streams). Above the masked region (the wasm's data,
     # which holds its own tables), no run of such pages is left.
     entry = snapshot_entry(site)["snapshot"]["snapshot"]
     heap = heap_of(site)

@@ -57,8 +57,8 @@ def test_every_page_exists_in_every_locale_with_its_language(site, locale, key):
 
 
 def site_root_url() -> str:
-    """extra.site_url of mkdocs.yml, or SITE_URL when set (macros/site_meta.py)."""
-    from macros.site_meta import configured_root_url
+    """extra.site_url of mkdocs.yml, or SITE_URL when set (macros/build/site_meta.py)."""
+    from macros.build.site_meta import configured_root_url
 
     return configured_root_url()
 
@@ -459,12 +459,15 @@ def test_the_preview_links_to_nothing_it_does_not_serve(tmp_path):
     from mkdocs.config import load_config
 
     config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "preview"), strict=True)
+    # As `mkdocs serve` does (mkdocs/commands/serve.py): the preview's own address as site_url.
     config.plugins.on_startup(command="serve", dirty=False)
-    build(config, serve_url="http://127.0.0.1:8000/")
+    config.site_url = "http://127.0.0.1:8000/"
+    build(config, serve_url=config.site_url)
     page = tmp_path / "preview" / PAGE_PATHS["nvlink"]["fr"] / "index.html"
     assert page.is_file()
     assert not [a for t, a in tags(page) if t == "a" and "md-select__link" in a.get("class", "")]
-    assert not [a for t, a in tags(page) if t == "link" and a.get("rel") == "canonical"]
+    canonical = [a["href"] for t, a in tags(page) if t == "link" and a.get("rel") == "canonical"]
+    assert all(href.startswith(config.site_url) for href in canonical), canonical  # the preview's own pages
     # The page asks for the build's answers as it loads: the preview has none, and says so
     # with empty bundles rather than a 404.
     configurator = tmp_path / "preview" / PAGE_PATHS["configurator"]["fr"] / "index.html"

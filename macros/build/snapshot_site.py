@@ -1,6 +1,6 @@
 """The start of the Pyodide whose heap becomes the configurator's snapshot, made smaller.
 
-`macros/pyodide_snapshot.mjs` writes this file into that Pyodide's site-packages as
+`macros/build/pyodide_snapshot.mjs` writes this file into that Pyodide's site-packages as
 `sitecustomize.py`, which Python's `site` imports before Pyodide imports its own modules. It
 runs there only: the build's CPython never imports it, and a browser that starts Pyodide plainly
 (no snapshot) never sees it. Two things, each measured on the compressed snapshot:
@@ -143,7 +143,7 @@ def no_package_to_record(site_packages: str) -> Callable[[], None]:
         if found:
             raise RuntimeError(
                 f"{site_packages} holds packages ({', '.join(found)}), which the configurator's "
-                "Pyodide snapshot cannot load (macros/snapshot_site.py)"
+                "Pyodide snapshot cannot load (macros/build/snapshot_site.py)"
             )
 
     return init_loaded_packages
@@ -206,7 +206,7 @@ def still_needed(names: tuple[str, ...] = LEFT_OUT) -> list[str]:
 def _emptied(name: str) -> Callable[[str], object]:
     def __getattr__(attribute: str) -> object:
         raise AttributeError(
-            f"{name}.{attribute}: {name} is left out of the configurator's Pyodide snapshot (macros/snapshot_site.py)"
+            f"{name}.{attribute}: {name} is left out of the configurator's Pyodide snapshot (macros/build/snapshot_site.py)"
         )
 
     return __getattr__

@@ -1,7 +1,7 @@
 """Large HTML blocks (the widgets) kept out of the Markdown parser.
 
 A macro registers its HTML here and puts a small placeholder in the Markdown; the build hook
-(`on_post_page` in macros/build_hooks.py) swaps the placeholder for the HTML in the finished
+(`on_post_page` in macros/build/build_hooks.py) swaps the placeholder for the HTML in the finished
 page. The page comes out the same; the Markdown parser and the search index's HTML parser are
 spared tens of kilobytes of tables (the widgets are not searchable text).
 """

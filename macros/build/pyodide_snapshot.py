@@ -1,6 +1,6 @@
 """The configurator's Pyodide memory snapshot: Pyodide started with the engine imported, saved by Node.
 
-`make site` runs `macros/pyodide_snapshot.mjs` with the pinned Pyodide (node_modules/pyodide)
+`make site` runs `macros/build/pyodide_snapshot.mjs` with the pinned Pyodide (node_modules/pyodide)
 on the engine files the site ships, and writes beside them:
 
     site/engine/snapshot-<hash>.bin    the heap after `import fitengine.browser` (about 31 MB, of
@@ -52,7 +52,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BUILDER = Path(__file__).with_suffix(".mjs")
 SITE_MODULE = Path(__file__).with_name("snapshot_site.py")  # the builder's Pyodide runs it at start
 CACHE = ROOT / ".cache" / "snapshot"
@@ -105,7 +105,7 @@ def _key(engine_hashes: dict[str, str], version: str) -> str:
 
 def _make(engine_dir: Path, out: Path) -> dict[str, Any]:
     """Run the Node builder; its JSON says which stdlib files the engine's import added."""
-    from macros.pyodide_dist import PYODIDE
+    from macros.build.pyodide_dist import PYODIDE
 
     node = shutil.which("node")
     if node is None:
@@ -129,7 +129,7 @@ def _make(engine_dir: Path, out: Path) -> dict[str, Any]:
 
 def _stdlib_zip(files: list[str], out: Path) -> None:
     """The restored runtime's standard library: only the given files of Pyodide's zip, as they are there."""
-    from macros.pyodide_dist import PYODIDE
+    from macros.build.pyodide_dist import PYODIDE
 
     with zipfile.ZipFile(PYODIDE / "python_stdlib.zip") as source, zipfile.ZipFile(out, "w") as target:
         for path in sorted(files):
@@ -222,7 +222,7 @@ def stored_ranges(heap: bytes, page: int = PAGE_BYTES) -> list[list[int]]:
 
 def ship_snapshot(shared: Path) -> None:
     """Put the snapshot (in parts) and its standard library in site/engine/ and name them in the manifest."""
-    from macros.pyodide_dist import PYODIDE, pyodide_version
+    from macros.build.pyodide_dist import PYODIDE, pyodide_version
 
     engine = shared / "engine"
     manifest_path = engine / "manifest.json"

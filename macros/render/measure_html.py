@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from html import escape
 
+from macros.build.pyodide_dist import pyodide_version
 from macros.fitengine import Catalog
 from macros.fitengine.api import MAX_PASTE, MEASUREMENTS
 from macros.i18n import MEASURE
-from macros.pyodide_dist import pyodide_version
 
 
 def measure_html(catalog: Catalog, locale: str, root: str) -> str:

@@ -1,7 +1,7 @@
 """Write the files at the root of the built site: the language chooser, the 404 page, and the
 sitemap index and robots.txt that lead search engines to each locale's sitemap.
 
-Run after every locale is built: `python -m macros.site_root site`.
+Run after every locale is built: `python -m macros.build.site_root site`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from macros import locales as site_locales
+from macros.build.site_meta import CONTENT_SECURITY_POLICY
 from macros.i18n import SITE
-from macros.site_meta import CONTENT_SECURITY_POLICY
 
 
 def site_base() -> str:
@@ -110,7 +110,7 @@ def write_root(site: Path) -> None:
 
 
 def write_sitemap_index(site: Path, codes: list[str]) -> None:
-    from macros.site_meta import configured_root_url
+    from macros.build.site_meta import configured_root_url
 
     root = configured_root_url()
     entries = "\n".join(f"  <sitemap><loc>{escape(root + code)}/sitemap.xml</loc></sitemap>" for code in codes)

@@ -1,5 +1,5 @@
-// Makes the configurator's Pyodide memory snapshot in Node: `node macros/pyodide_snapshot.mjs
-// PYODIDE_DIR ENGINE_DIR OUT_FILE`. Called by macros/pyodide_snapshot.py during `make site`.
+// Makes the configurator's Pyodide memory snapshot in Node: `node macros/build/pyodide_snapshot.mjs
+// PYODIDE_DIR ENGINE_DIR OUT_FILE`. Called by macros/build/pyodide_snapshot.py during `make site`.
 //
 // It starts the pinned Pyodide (node_modules/pyodide) with `_makeSnapshot`, writes the shipped
 // engine files (ENGINE_DIR/fitengine/*.py, the bytes the site serves) into its file system,
@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 
 const [pyodideDir, engineDir, outFile] = process.argv.slice(2);
 if (!pyodideDir || !engineDir || !outFile) {
-  console.error("usage: node macros/pyodide_snapshot.mjs PYODIDE_DIR ENGINE_DIR OUT_FILE");
+  console.error("usage: node macros/build/pyodide_snapshot.mjs PYODIDE_DIR ENGINE_DIR OUT_FILE");
   process.exit(2);
 }
 
@@ -32,7 +32,7 @@ const pyodide = await loadPyodide({
   // the compressed snapshot). Optimized as `python -OO`: no docstrings, no `assert` (the engine
   // has none; another 10%). The restored runtime keeps both settings.
   env: { PYTHONNODEBUGRANGES: "1", PYTHONOPTIMIZE: "2" },
-  // Imported by Python's start before Pyodide's own modules: see macros/snapshot_site.py.
+  // Imported by Python's start before Pyodide's own modules: see macros/build/snapshot_site.py.
   fsInit: (FS, { sitePackages }) => FS.writeFile(`${sitePackages}/sitecustomize.py`, siteCustomize),
   stdout: () => {},
   stderr: (line) => console.error(line),
@@ -59,7 +59,7 @@ import zipimport
 
 _site = sys.modules.get("sitecustomize")
 if sys.flags.optimize != 2 or _site is None or any(sys.modules.get(name, 0) is not None for name in _site.OPTIONAL):
-    raise RuntimeError("Pyodide started without the builder's settings or macros/snapshot_site.py")
+    raise RuntimeError("Pyodide started without the builder's settings or macros/build/snapshot_site.py")
 del _site
 _before = {name: getattr(module, "__file__", None) for name, module in list(sys.modules.items())}
 sys.path.insert(0, "/engine")
@@ -74,7 +74,7 @@ _stdlib_added = sorted(
     if name not in _before and getattr(module, "__file__", None) and module.__file__.startswith("/lib/python")
 )
 # What Pyodide's start imported for coroutines and packages, which the worker never runs or
-# installs, goes now (macros/snapshot_site.py). That nothing kept, the engine included, still
+# installs, goes now (macros/build/snapshot_site.py). That nothing kept, the engine included, still
 # refers to one of those or imports one when it runs is checked by the tests, in the restored heap.
 sys.modules["sitecustomize"].leave_out()
 # The restored runtime gets a smaller standard library zip: forget the directory read from this one.
@@ -114,7 +114,7 @@ function zeroFreeBlocks() {
 zeroFreeBlocks();
 // Python's start gave the standard streams buffers that still hold what was read before them
 // (standard library's zip, compressed): new ones, made now, take zeroed blocks; the old ones'
-// blocks are zeroed in turn (macros/snapshot_site.py, renew_std_streams). Called through the
+// blocks are zeroed in turn (macros/build/snapshot_site.py, renew_std_streams). Called through the
 // proxy taken above, not runPython: compiling source first would free blocks a buffer could take.
 const renew = pyodide.globals.get("_renew_std_streams");
 renew();
@@ -135,7 +135,7 @@ const snapshot = pyodide.makeMemorySnapshot();
 // the worker before it unmasks (a mismatch: the plain start).
 const offset = new DataView(snapshot.buffer, snapshot.byteOffset).getUint32(4, true); // Pyodide's header size
 const { default: createModule } = await import(pathToFileURL(path.join(pyodideDir, "pyodide.asm.mjs")).href);
-const { growFor } = await import(new URL("../overrides/assets/javascripts/snapshot-plan.js", import.meta.url).href);
+const { growFor } = await import(new URL("../../overrides/assets/javascripts/snapshot-plan.js", import.meta.url).href);
 async function initialMemory() {
   let memory = null;
   await loadPyodide({

@@ -1,4 +1,4 @@
-"""Build every locale into site/ in one process: `python -m macros.build_site [SITE_DIR]`.
+"""Build every locale into site/ in one process: `python -m macros.build.build_site [SITE_DIR]`.
 
 One config per locale sits beside mkdocs.yml (mkdocs.yml is French, mkdocs.<code>.yml the
 others). Building them in one process reads the catalog and computes the build-time answers
@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 _MACRO_PAGE = re.compile(r"_File_: `([^`]*)`")
 _MACRO_ERROR = re.compile(r"^_(?!File_)(\w+)_: (.+)$", re.MULTILINE)
@@ -119,7 +119,7 @@ def _build_into(target: Path, chosen: list[Path], every: bool) -> list[str]:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    from macros.site_root import write_root
+    from macros.build.site_root import write_root
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     log = _listen()

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from macros.engine_cache import catalog_for, raw_answer
+from macros.build.engine_cache import catalog_for, raw_answer
 from macros.fitengine import EngineError
 
 
 def raw_answers(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """model id -> format id -> raw answer; `data` is the validated catalog (read_catalog's).
 
-    Each answer comes from macros/engine_cache.py: computed once while the catalog is unchanged,
+    Each answer comes from macros/build/engine_cache.py: computed once while the catalog is unchanged,
     shared with the configurators that show the same model and format.
     """
     catalog = catalog_for(data)

@@ -1,0 +1,206 @@
+"""The methodology page (docs/<locale>/methodologie.md, methodology.md): the engine's constants
+and the published measurements it is held against (catalog/validation/).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from typing import Any
+
+from macros.guides.base import GuideBase, _plain, _table, _with_unit
+from macros.i18n import unmapped
+from macros.render.markup import code, markup
+from macros.render.markup import text as _text
+
+
+class MethodologyPage(GuideBase):
+    """The methodology page's tables: the engine's constants and the measurements it is held against."""
+
+    MACROS = (
+        "assumptions_table",
+        "runtimes_table",
+        "validation_table",
+        "sweep_band_table",
+        "sweep_figure",
+        "validation_misses",
+        "validation_unmapped",
+    )
+
+    def assumptions_table(self) -> str:
+        """The engine's constants with what they mean and where they come from."""
+        t = self.t
+        rows = []
+        for item in self.data["assumptions"].values():
+            value = item["value"]
+            shown = (
+                self.fmt.number(
+                    value, 2 if isinstance(value, float) and value < 1 else 1 if isinstance(value, float) else 0
+                )
+                if not isinstance(value, str)
+                else code(value)
+            )
+            rows.append(
+                [
+                    _text(item["label"][self.locale]),
+                    _with_unit(shown, self._unit_word(item["unit"], value)),
+                    _text(item["explain"][self.locale]),
+                    self._cite(item["source"]),
+                ]
+            )
+        return _table([t["assumption"], t["value"], t["meaning"], t["source"]], rows)
+
+    def runtimes_table(self) -> str:
+        """Each runtime's constants with what they mean and where they come from."""
+        t = self.t
+        rows = []
+        for runtime in self.data["runtimes"]:
+            for item in runtime.values():
+                if not isinstance(item, dict) or "explain" not in item:
+                    continue
+                value = item["value"]
+                digits = 2 if isinstance(value, float) and value < 1 else 1 if isinstance(value, float) else 0
+                rows.append(
+                    [
+                        runtime["name"],
+                        _text(item["label"][self.locale]),
+                        _with_unit(self.fmt.number(value, digits), self._unit_word(item["unit"], value)),
+                        _text(item["explain"][self.locale]),
+                        self._cite(item["source"]),
+                    ]
+                )
+        return _table([t["runtime"], t["assumption"], t["value"], t["meaning"], t["source"]], rows)
+
+    def validation_table(self) -> str:
+        """The engine's figure beside each published measurement it maps, with the ratio."""
+        from macros.validation import check_all
+
+        t, c = self.t, self.catalog
+        rows = []
+        for check in check_all(c):
+            if check.unmapped:
+                continue
+            record = check.engine_row or {}
+            if check.measure in ("fits", "oom"):
+                published = t["val_" + check.measure]
+                engine = t[record.get("verdict", "none")] if record else "—"
+                ratio = "—"
+            else:
+                unit = t["val_unit_" + ("ttft" if check.measure == "ttft_ms" else "speed")]
+                published = _with_unit(self.fmt.number(float(check.published), 1), unit)
+                engine = _with_unit(self.fmt.number(check.engine, 1), unit) if check.engine is not None else "—"
+                ratio = self.fmt.number(check.ratio, 2) if check.ratio is not None else "—"
+            rows.append(
+                [
+                    self._record(check.id),
+                    t["val_measure_" + check.measure],
+                    published,
+                    engine,
+                    ratio,
+                    t["val_ok"] if check.ok else t["val_off"],
+                    self._cite(check.source),
+                ]
+            )
+        header = [
+            t["val_record"],
+            t["val_measure"],
+            t["val_published"],
+            t["val_engine"],
+            t["val_ratio"],
+            t["val_bounds"],
+        ]
+        return _table([*header, t["source"]], rows)
+
+    def sweep_band_table(self) -> str:
+        """The engine's error on the measured sweep's judge part, per slice: median and 90th
+        percentile of engine / measured, for the time per token and the time to first token."""
+        from macros.sweeps import BAND_FILE
+
+        t = self.t
+        judged = json.loads(BAND_FILE.read_text(encoding="utf-8"))["judge"]
+        rows = []
+        for name, figures in judged["slices"].items():
+            kind, _, value = name.partition(": ")
+            label = (
+                t["sweep_all"] if name == "all" else t[f"sweep_{kind}"].format(value=t.get(f"sweep_v_{value}", value))
+            )
+            rows.append(
+                [
+                    label,
+                    self.fmt.number(figures["tpot"]["points"]),
+                    self.fmt.number(figures["tpot"]["median"], 2),
+                    self.fmt.number(figures["tpot"]["p90"], 2),
+                    self.fmt.number(figures["ttft"]["median"], 2),
+                    self.fmt.number(figures["ttft"]["p90"], 2),
+                ]
+            )
+        header = [t["sweep_slice"], t["sweep_points"], t["sweep_tpot_median"], t["sweep_tpot_p90"]]
+        return _table([*header, t["sweep_ttft_median"], t["sweep_ttft_p90"]], rows)
+
+    def sweep_figure(self, name: str, part: str = "judge") -> str:
+        """One figure of the sweep's error band: `points`, `in_band` (a percentage), `pairs`, `kept`."""
+        from macros.sweeps import BAND_FILE
+
+        data = json.loads(BAND_FILE.read_text(encoding="utf-8"))[part]
+        if name == "in_band":
+            return self.fmt.number(100 * data["in_band"], 0)
+        if name in ("pairs", "kept"):
+            return self.fmt.number(data["tp_pairs_in_order"][name])
+        return self.fmt.number(data[name])
+
+    def validation_misses(self) -> str:
+        """The measurements the engine misses (outside a floor's bounds), each with its cause."""
+        from macros.validation import check_all
+
+        t = self.t
+        rows = [
+            [self._record(k.id), self.fmt.number(k.ratio, 2) if k.ratio is not None else "—", k.miss[self.locale]]
+            for k in check_all(self.catalog)
+            if k.miss
+        ]
+        return _table([t["val_record"], t["val_ratio"], t["val_miss"]], rows)
+
+    def validation_unmapped(self) -> str:
+        """The published measurements the engine cannot be held against, and why."""
+        from macros.validation import check_all
+
+        t = self.t
+        rows = [
+            [
+                self._record(k.id),
+                unmapped(self.locale, k.id, k.unmapped or ""),
+                self._record(k.superseded_by) if k.superseded_by else "—",
+                self._cite(k.source),
+            ]
+            for k in check_all(self.catalog)
+            if k.unmapped
+        ]
+        return _table([t["val_record"], t["val_why"], t["val_superseded"], t["source"]], rows)
+
+    @cached_property
+    def _records(self) -> dict[str, dict[str, Any]]:
+        """The published measurements by id (records.yaml, read once for the page's tables)."""
+        from macros.validation import records
+
+        return {r["id"]: r for r in records()}
+
+    def _record(self, record_id: str) -> str:
+        """A published measurement named by its setup in words (model, cards, runtime), not by its id:
+        the catalog's names where the record maps to it, the publisher's words (without their
+        parenthetical notes) otherwise; the id stays in `data-record`, to find it in records.yaml."""
+        record = self._records[record_id]
+        model = _plain(str(record.get("published_model") or "")).split("/")[-1]
+        fmt = self.catalog.formats.get(record.get("format", ""))
+        gpu_id = record.get("gpu")
+        gpu = self.catalog.gpus[gpu_id].name if gpu_id in self.catalog.gpus else _plain(record["published_gpu"])
+        count = record.get("count") or record["published_count"]
+        runtime = self.catalog.runtimes.get(record.get("runtime", ""))
+        parts = [model, fmt.name if fmt else "", f"{count}\u00a0×\u00a0{gpu}", runtime.name if runtime else ""]
+        return markup('<span data-record="{}">{}</span>', record_id, " · ".join(p for p in parts if p))
+
+    def _unit_word(self, unit: str, value: Any) -> str:
+        """A catalog unit in the page's language, singular for one (none for ratios, counts, ids)."""
+        if unit in ("ratio", "count", "gpu"):
+            return ""
+        word = self.t.get(f"unit_{unit}_many") or self.t.get(f"unit_{unit}", unit)
+        return self.t.get(f"unit_{unit}_one", word) if value == 1 else word
