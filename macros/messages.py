@@ -2,8 +2,9 @@
 
 Every string a reader sees that the build or the engine writes is English in the code, the
 messages' source language: tables of `Messages("context", {key: text})` (macros/i18n.py,
-macros/fitengine/reasons.py) and the `unmapped` reasons of catalog/validation/records.yaml. Each
-text is a msgid, `<context>.<key>` its msgctxt (so that one English word can have two French
+macros/fitengine/reasons.py), the `unmapped` reasons of catalog/validation/records.yaml, and the
+catalog's texts, each `{en: text}` in its YAML (`catalog.<path>` their msgctxt; the loader gives
+them as `CatalogText`). Each text is a msgid, `<context>.<key>` its msgctxt (so that one English word can have two French
 ones), a pair of texts a message with plural forms. Every other locale's words are in
 `locales/<locale>/LC_MESSAGES/site.po`, one file per language that Poedit or msgfmt read.
 
