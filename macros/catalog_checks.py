@@ -67,7 +67,7 @@ RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("assumptions", "gradient_bytes"): (0.5, 8, "bytes"),
     ("assumptions", "allreduces_per_layer"): (1, 16, "count"),
     ("assumptions", "default_context"): (1, LIMITS["context"], "tokens"),
-    ("assumptions", "default_concurrency"): (1, LIMITS["concurrency"], "sequences"),
+    ("assumptions", "default_concurrency"): (1, LIMITS["concurrency"], "users"),
     ("assumptions", "kv_bytes_fp8"): (0.5, 8, "bytes"),
     ("assumptions", "default_input_tokens"): (1, LIMITS["context"], "tokens"),
     ("assumptions", "default_output_tokens"): (1, LIMITS["context"], "tokens"),

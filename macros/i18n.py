@@ -166,6 +166,7 @@ LABELS = Localized(
             "unit_bytes": ("byte", "bytes"),
             "unit_hours": ("hour", "hours"),
             "unit_sequences": ("sequence", "sequences"),
+            "unit_users": ("user", "users"),
             "unit_tokens": ("token", "tokens"),
             "unit_GiB": "GiB",
             "unit_a small share": "a small share",

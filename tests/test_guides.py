@@ -437,6 +437,12 @@ CALQUES = (
     "test honnête",
     "raccourcit chaque vidéo",
     "recouvre la communication",
+    # the runtimes' constants (catalog.runtimes.* in the French catalog)
+    "réduction globale",
+    "passent avant son premier token",
+    "perd au contexte",
+    "plafonne le débit à des",
+    "une carte par réplique",
 )
 BRITISH = re.compile(
     r"\b(colour|behaviour|favour|optimis\w*|quantis\w*|organis\w*|utilis\w*|modelled|modelling|labelled|catalogue|"

@@ -1,0 +1,71 @@
+"""What the catalog's words say on the built pages: constants named and sourced truly, units in the
+reader's words, names and labels in the page's language (a French editor's reading)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+from .test_site import page_file
+
+
+def methodology_rows(site, locale: str) -> dict[tuple[str, str], list[str]]:
+    """The runtimes table of the built methodology page: (runtime, label) -> the row's cells."""
+    html = page_file(site, locale, "methodology").read_text("utf-8")
+    rows = {}
+    for row in re.findall(r"<tr>\s*(.*?)\s*</tr>", html, re.S):
+        cells = [unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+        if len(cells) == 5 and cells[0] in ("vLLM", "llama.cpp"):
+            rows[(cells[0], cells[1])] = cells
+    return rows
+
+
+def figure(text: str) -> tuple[float, str]:
+    """A figure as the English page writes it ("28 ms", "0.14", "65 µs"), with its unit."""
+    number, _, unit = text.replace("\u00a0", " ").partition(" ")
+    return float(number.replace(",", "")), unit.replace("µs", "us")
+
+
+def test_a_llama_cpp_constant_set_from_vllms_says_how_it_stands_to_vllms_shown_value(site):
+    """The llama.cpp constants that have no measurement of their own said "taken equal to vLLM's"
+    beside a different figure. Each source that names vLLM's figure now quotes the one vLLM's row
+    shows, and the relation it states (equal to, above, below) holds between the two rows."""
+    rows = methodology_rows(site, "en")
+    assert len(rows) >= 40
+    named = 0
+    for (runtime, label), cells in rows.items():
+        source = cells[4]
+        if runtime != "llama.cpp" or "vLLM" not in source:
+            continue
+        assert "taken equal to vLLM's" not in source or cells[2] == rows[("vLLM", label)][2], label
+        stated = re.search(
+            r"(equal to|above|below) vLLM's (?:fitted )?([\d.,]*\d(?: (?:us|µs|ms|s|GiB|bytes|tokens)\b)?)", source
+        )
+        if stated is None:
+            continue
+        named += 1
+        vllm = figure(rows[("vLLM", label)][2])
+        assert figure(stated.group(2)) == vllm, (label, stated.group(0), vllm)
+        mine = figure(cells[2])
+        assert mine[1] == vllm[1], label
+        relation = {"equal to": mine[0] == vllm[0], "above": mine[0] > vllm[0], "below": mine[0] < vllm[0]}
+        assert relation[stated.group(1)], (label, cells[2], stated.group(0))
+    assert named >= 3
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_the_default_users_read_as_users(site, locale, catalog, catalog_data):
+    """The default concurrency is a number of users: its value's unit says so in the page's words,
+    as the label beside it does (it read "1 séquence" under "Utilisateurs par défaut")."""
+    from macros.i18n import LABELS
+
+    html = unescape(page_file(site, locale, "methodology").read_text("utf-8"))
+    label = catalog_data["assumptions"]["default_concurrency"]["label"][locale]
+    value = catalog.assumptions.default_concurrency
+    row = re.search(r"<tr>\s*<td>" + re.escape(label) + r"</td>\s*<td>(.*?)</td>", html, re.S)
+    assert row, label
+    unit = LABELS[locale]["unit_users_one" if value == 1 else "unit_users_many"]
+    assert row.group(1) == f"{value}\u00a0{unit}"
+    assert {"fr": "utilisateur", "en": "user"}[locale] in unit
