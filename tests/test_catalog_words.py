@@ -69,3 +69,24 @@ def test_the_default_users_read_as_users(site, locale, catalog, catalog_data):
     unit = LABELS[locale]["unit_users_one" if value == 1 else "unit_users_many"]
     assert row.group(1) == f"{value}\u00a0{unit}"
     assert {"fr": "utilisateur", "en": "user"}[locale] in unit
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_an_image_models_chart_labels_its_best_price_per_reference_card_hour(catalog, locale):
+    """The image widget's chart plots a price per L40S-hour: the point of the best price is named
+    so, as the card names it, never "per million tokens" (the chart the build draws, chart.js under
+    Node, for FLUX in the widget's full form)."""
+    from macros.configurator_html import ConfiguratorHtml
+    from macros.i18n import WIDGET
+
+    t = WIDGET[locale]
+    html = ConfiguratorHtml(catalog, locale).render("../", "flux.1-dev", "bf16")
+    card = re.search(r"<section [^>]*data-answer[^>]*>", html).group(0)
+    best = re.search(r'data-best-per-mtok="([^"]*)"', card).group(1)
+    svg = re.search(r"<figure class=\"configurator__chart\" data-chart[^>]*>(.*?)</figure>", html, re.S).group(1)
+    assert best and svg.startswith("<svg")
+    labels = [unescape(x) for x in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    recommended = re.search(r'data-node="([^"]*)"', card).group(1)
+    if best != recommended:  # the recommended node's label wins where they are one
+        assert any(x.endswith(f"({t['alt_best_per_mtok_diffusion']})") for x in labels), labels
+    assert not any(t["alt_best_per_mtok"] in x for x in labels), labels
