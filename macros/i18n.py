@@ -169,6 +169,7 @@ LABELS = Localized(
             "unit_users": ("user", "users"),
             "unit_tokens": ("token", "tokens"),
             "unit_GiB": "GiB",
+            "unit_MiB": "MiB",
             "unit_a small share": "a small share",
             "link_cross-socket": "PCIe + CPU interconnect (SYS)",
             "unit_us": "µs",

@@ -90,3 +90,16 @@ def test_an_image_models_chart_labels_its_best_price_per_reference_card_hour(cat
     if best != recommended:  # the recommended node's label wins where they are one
         assert any(x.endswith(f"({t['alt_best_per_mtok_diffusion']})") for x in labels), labels
     assert not any(t["alt_best_per_mtok"] in x for x in labels), labels
+
+
+def test_french_constants_write_binary_units_the_french_way(site, catalog_data):
+    """A constant's value on the French methodology page is in French units ("8 Mio", not "8 MiB")."""
+    rows = methodology_rows(site, "fr")
+    english_units = {
+        (k, c[2]) for k, c in rows.items() if re.search(r"\d\u00a0(?:[KMGT]iB|[KMGT]B|bytes?|hours?)\b", c[2])
+    }
+    assert english_units == set()
+    vllm = next(r for r in catalog_data["runtimes"] if r["id"] == "vllm")
+    item = vllm["custom_allreduce_max"]
+    assert item["unit"] == "MiB"
+    assert rows[("vLLM", item["label"]["fr"])][2] == f"{item['value']}\u00a0Mio"  # French IEC symbol: mébioctet
