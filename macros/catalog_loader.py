@@ -20,6 +20,7 @@ from referencing import Registry, Resource
 from macros.catalog_checks import Problem, check, non_finite, too_long
 from macros.file_stamps import stamp, stamps
 from macros.fitengine.catalog import Catalog
+from macros.messages import catalog_texts
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
 
@@ -192,6 +193,12 @@ def _describe(error: Any) -> str:
     if validator == "pattern":
         return f"text matching {value}, got {_short(error.instance)}"
     if validator == "additionalProperties":
+        if "en" in error.schema.get("properties", {}) and isinstance(error.instance, dict) and "en" in error.instance:
+            others = ", ".join(sorted(k for k in error.instance if k != "en"))
+            return (
+                f"the English text alone (en), got {others} too: a text's other languages are in the message "
+                "catalogs, locales/<locale>/LC_MESSAGES/site.po (README.md, make messages)"
+            )
         return f"no unknown field ({error.message[:200]})"
     return error.message[:200]
 
@@ -295,7 +302,8 @@ def _read_file(
         return None, file_problems
     validator = Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry)
     file_problems = _schema_problems(file, document, validator)
-    return (None if file_problems else document), file_problems
+    # Each text ({en: English}) gives its other languages from the message catalogs (macros/messages.py).
+    return (None if file_problems else catalog_texts(document)), file_problems
 
 
 def load_catalog(directory: Path | str = CATALOG_DIR) -> Catalog:

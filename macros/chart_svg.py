@@ -59,12 +59,13 @@ def chart_points(rows: list[tuple[str, dict[str, Any]]], kind: str) -> list[dict
     ]
 
 
-def chart_highlight(summary: dict[str, Any], t: dict[str, str]) -> dict[str, str]:
-    """The card's nodes, labelled as the widget labels them (the recommended one wins)."""
+def chart_highlight(summary: dict[str, Any], t: dict[str, str], diffusion: bool = False) -> dict[str, str]:
+    """The card's nodes, labelled as the widget labels them (the recommended one wins); an image or
+    video model's best price is per reference-card hour, not per million tokens."""
     out: dict[str, str] = {}
     for key, label in (
         ("fastest", "alt_fastest"),
-        ("best_per_mtok", "alt_best_per_mtok"),
+        ("best_per_mtok", "alt_best_per_mtok_diffusion" if diffusion else "alt_best_per_mtok"),
         ("recommended", "chart_recommended"),
     ):
         if summary.get(key):

@@ -597,7 +597,7 @@ class ConfiguratorHtml:
         )
         if not points:
             return caption + '<figure class="configurator__chart" data-chart hidden></figure>'
-        highlight = chart_highlight(result["summary"], self.t)
+        highlight = chart_highlight(result["summary"], self.t, result["kind"] == "diffusion")
         svg = chart_svg(points, self.locale, self.t, result["kind"] == "diffusion", highlight)
         return f'{caption}<figure class="configurator__chart" data-chart data-width="{BUILD_WIDTH}">{svg}</figure>'
 

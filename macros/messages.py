@@ -2,8 +2,9 @@
 
 Every string a reader sees that the build or the engine writes is English in the code, the
 messages' source language: tables of `Messages("context", {key: text})` (macros/i18n.py,
-macros/fitengine/reasons.py) and the `unmapped` reasons of catalog/validation/records.yaml. Each
-text is a msgid, `<context>.<key>` its msgctxt (so that one English word can have two French
+macros/fitengine/reasons.py), the `unmapped` reasons of catalog/validation/records.yaml, and the
+catalog's texts, each `{en: text}` in its YAML (`catalog.<path>` their msgctxt; the loader gives
+them as `CatalogText`). Each text is a msgid, `<context>.<key>` its msgctxt (so that one English word can have two French
 ones), a pair of texts a message with plural forms. Every other locale's words are in
 `locales/<locale>/LC_MESSAGES/site.po`, one file per language that Poedit or msgfmt read.
 
@@ -22,6 +23,7 @@ catalog with the standard library's gettext. The engine's texts reach the browse
 from __future__ import annotations
 
 import ast
+import copy
 import gettext
 import os
 import re
@@ -99,23 +101,121 @@ def _literal_texts(value: ast.expr) -> tuple[str, ...] | None:
     return None
 
 
-def extract_unmapped(
+def extract_catalog(
     fileobj: IO[bytes], keywords: Collection[str], comment_tags: Collection[str], options: Mapping[str, Any]
 ) -> Iterator[tuple[int, str, tuple[str, ...], list[str]]]:
-    """Why each published measurement of records.yaml is not compared (`unmapped`), by record id."""
+    """The words of a catalog YAML file: every text given as `{en: English}` (a constant's `label`
+    and `explain`, a format's `name` and `quality`, a record's `miss`...), with
+    `catalog.<path>` as its context (`catalog_texts`), and why each published measurement of
+    records.yaml is not compared (`unmapped`, by record id).
+
+    Where the source's own words are quoted (`source`, `quote`) the YAML keeps them as they are:
+    they are not the site's words and have no translation.
+    """
     import yaml
 
+    name = getattr(fileobj, "name", "(file)")
     root = yaml.compose(fileobj.read().decode("utf-8"))
-    if isinstance(root, yaml.MappingNode):  # {records: [...]}
-        root = next((v for k, v in root.value if getattr(k, "value", None) == "records"), None)
-    records = root.value if isinstance(root, yaml.SequenceNode) else []
-    for record in records:
+    if root is None:
+        return
+    for path, node in _text_nodes(root, ()):
+        english = next(v for k, v in node.value if k.value == MSGID_LANGUAGE)
+        if not (isinstance(english, yaml.ScalarNode) and english.value):
+            raise ValueError(f"{name}:{english.start_mark.line + 1}: {text_context(path)}: expected English text")
+        yield english.start_mark.line + 1, "pgettext", (text_context(path), english.value), []
+    records = (
+        next((v for k, v in root.value if k.value == "records"), None) if isinstance(root, yaml.MappingNode) else None
+    )
+    for record in records.value if isinstance(records, yaml.SequenceNode) else []:
         if not isinstance(record, yaml.MappingNode):
             continue
         fields = {k.value: v for k, v in record.value if isinstance(k, yaml.ScalarNode)}
         text, ident = fields.get("unmapped"), fields.get("id")
         if isinstance(text, yaml.ScalarNode) and isinstance(ident, yaml.ScalarNode) and text.value:
             yield text.start_mark.line + 1, "pgettext", (f"unmapped.{ident.value}", text.value), []
+
+
+# A catalog text: a mapping of language codes to text, English among them (the YAML holds the
+# English alone: the other languages are in the message catalogs).
+_LANGUAGE_CODE = re.compile(r"[a-z]{2}")
+
+
+def text_context(path: tuple[str, ...]) -> str:
+    """The msgctxt of the catalog text at `path` (top-level key, then ids and field names):
+    `catalog.assumptions.hours_per_month.label`, `catalog.runtimes.vllm.layer_overhead.explain`,
+    `catalog.formats.nf4.name`, `catalog.records.<record id>.miss`."""
+    return ".".join(("catalog", *path))
+
+
+def _is_text(keys: Collection[Any]) -> bool:
+    return MSGID_LANGUAGE in keys and all(isinstance(k, str) and _LANGUAGE_CODE.fullmatch(k) for k in keys)
+
+
+def _text_nodes(node: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every text mapping under a composed YAML node, with its path (a list item by its `id`)."""
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)]
+        if path and _is_text(keys):
+            yield path, node
+            return
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                yield from _text_nodes(value, (*path, key.value))
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            ident = (
+                next((v.value for k, v in item.value if k.value == "id" and isinstance(v, yaml.ScalarNode)), None)
+                if isinstance(item, yaml.MappingNode)
+                else None
+            )
+            yield from _text_nodes(item, (*path, str(ident if ident is not None else index)))
+
+
+def catalog_texts(data: Any, path: tuple[str, ...] = ()) -> Any:
+    """Catalog data read from YAML with each text (`{en: English}`) made a `CatalogText` that
+    gives its words in every locale from the message catalogs, at the context the extraction
+    gives it (`extract_catalog`); everything else as it was."""
+    if isinstance(data, dict):
+        if path and _is_text(data.keys()) and isinstance(data.get(MSGID_LANGUAGE), str):
+            return CatalogText(text_context(path), data[MSGID_LANGUAGE])
+        return {k: catalog_texts(v, (*path, str(k))) for k, v in data.items()}
+    if isinstance(data, list):
+        return [
+            catalog_texts(item, (*path, str(item["id"] if isinstance(item, dict) and "id" in item else index)))
+            for index, item in enumerate(data)
+        ]
+    return data
+
+
+class CatalogText(dict[str, str]):
+    """A text of the catalog's YAML in every locale: `text["en"]` is the English the YAML holds
+    (the msgid), `text[locale]` the locale's words from its message catalog (msgctxt `context`).
+
+    It is a dict holding its English alone, so that the catalog's data stays plain JSON (the
+    engine's catalog.json, the build's cache key); a page asks for its locale as it would of a
+    `{en, fr}` mapping. A locale with no catalog is a KeyError; a text its catalog lacks stops the
+    build naming the message (MessagesError).
+    """
+
+    def __init__(self, context: str, english: str) -> None:
+        super().__init__({MSGID_LANGUAGE: english})
+        self.context = context
+
+    def __missing__(self, locale: str) -> str:
+        if not po_path(locale).is_file():
+            raise KeyError(locale)
+        return catalog_text(locale, self.context, self[MSGID_LANGUAGE])
+
+    def get(self, locale: str, default: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return self[locale]
+        except KeyError:
+            return default
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return CatalogText, (self.context, self[MSGID_LANGUAGE])
 
 
 # --- what the code uses ----------------------------------------------------------------------
@@ -254,6 +354,42 @@ def _translations(locale: str, path: str, stamp: tuple[int, int]) -> gettext.Nul
 def translated(locale: str, context: str, msgid: str) -> str:
     """One message in `locale`."""
     return translations(locale).pgettext(context, msgid)
+
+
+def catalog_text(locale: str, context: str, english: str) -> str:
+    """A catalog text in `locale` (`CatalogText`); MessagesError when the locale's catalog lacks it
+    (a catalog folder other than catalog/, GUIDE_CATALOG, holds texts `make messages` never saw)."""
+    if locale == MSGID_LANGUAGE:
+        return english
+    found = translations(locale)
+    text = _strict(found).pgettext(context, english)
+    if text is None:
+        raise MessagesError(
+            f"{_shown_path(po_path(locale))}: missing: msgctxt {context!r} msgid {english!r}: "
+            "run `make messages` and translate it"
+        )
+    return text
+
+
+class _Absent(gettext.NullTranslations):
+    """The last fallback of a strict look-up: None, where gettext would give the msgid back."""
+
+    def pgettext(self, context: str, message: str) -> Any:
+        return None
+
+
+_STRICT: dict[int, tuple[gettext.NullTranslations, gettext.NullTranslations]] = {}
+
+
+def _strict(found: gettext.NullTranslations) -> gettext.NullTranslations:
+    """The same compiled catalog, answering None for a message it does not hold."""
+    kept = _STRICT.get(id(found))
+    if kept is None or kept[0] is not found:
+        strict = copy.copy(found)
+        strict._fallback = None
+        strict.add_fallback(_Absent())
+        kept = _STRICT[id(found)] = (found, strict)
+    return kept[1]
 
 
 def words(table: Mapping[str, Any], locale: str) -> dict[str, str]:

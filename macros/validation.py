@@ -26,6 +26,7 @@ from macros.fitengine import Catalog, EngineError, Llm, from_hf_config
 from macros.fitengine.fit import fit_node, replica
 from macros.fitengine.layout import Layout
 from macros.fitengine.workloads import workload
+from macros.messages import catalog_texts
 
 VALIDATION_DIR = Path(__file__).resolve().parent.parent / "catalog" / "validation"
 SPEED_BOUNDS = (1 / 3, 1.1)
@@ -51,14 +52,15 @@ class Check:
     unmapped: str | None = None
     superseded_by: str | None = None
     engine_row: dict[str, Any] | None = None
-    miss: dict[str, str] | None = None  # a record the engine misses, with the cause (en, fr)
+    miss: dict[str, str] | None = None  # a record the engine misses, with the cause (a CatalogText: text[locale])
 
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it
 
 
 def _parse_records(text: str) -> list[dict[str, Any]]:
-    return yaml.load(text, Loader=_LOADER)["records"]
+    # A record's `miss` ({en: English}) gives its other languages from the message catalogs.
+    return catalog_texts(yaml.load(text, Loader=_LOADER))["records"]
 
 
 def records(directory: Path = VALIDATION_DIR) -> list[dict[str, Any]]:

@@ -57,7 +57,7 @@ def drawn_by_the_module(html: str, locale: str) -> str:
     highlight = {}
     for key, label in (
         ("data-fastest", "alt_fastest"),
-        ("data-best-per-mtok", "alt_best_per_mtok"),
+        ("data-best-per-mtok", "alt_best_per_mtok_diffusion" if table.group(1) == "diffusion" else "alt_best_per_mtok"),
         ("data-node", "chart_recommended"),
     ):
         if card.get(key):

@@ -171,6 +171,27 @@ def test_french_pages_write_french_byte_units(site):
         assert not re.search(r"\d\u00a0(GB|GiB|KiB|GB/s)\b", text), key
 
 
+# A figure's unit on a French page: French symbols, joined to the figure by a no-break space.
+FRENCH_UNITS = r"(?:Go|Gio|Mio|Kio|Mo|To|Go/s|To/s|tok/s|ms|µs|s|%|\$US|W|TFLOPS)"
+ENGLISH_BYTES = re.compile(r"(?:\d|\})[\u00a0\u202f ](?:[KMGT]i?B)(?:/s)?(?![\w/])")
+LOOSE_UNIT = re.compile(r".{0,20}(?:\d|\}) " + FRENCH_UNITS + r"(?![\w/])")
+
+
+def test_the_unit_checks_catch_what_they_look_for():
+    assert ENGLISH_BYTES.search("8\u00a0MiB") and ENGLISH_BYTES.search("{kv} KiB") and LOOSE_UNIT.search("de 16 Kio")
+    assert not ENGLISH_BYTES.search("NVIDIA A100 80GB PCIe") and not LOOSE_UNIT.search("16\u00a0Kio, 8 cartes")
+
+
+def test_french_figures_have_french_units_joined_by_a_no_break_space(site):
+    """Every French page (the methodology's and the catalog's tables too) and every French string of
+    the widgets, the engine and the message catalog: never GB, GiB, MiB or KiB after a figure, and
+    never an ordinary space between a figure and its unit (a line would break between them)."""
+    texts = {p.relative_to(site).as_posix(): page_text(p) for p in french_pages(site)}
+    texts.update(french_strings())
+    faults = {k: ENGLISH_BYTES.findall(v) + LOOSE_UNIT.findall(v) for k, v in texts.items()}
+    assert not {k: v for k, v in faults.items() if v}
+
+
 # --- the theses, shown ---------------------------------------------------------------------
 
 
@@ -437,6 +458,12 @@ CALQUES = (
     "test honnête",
     "raccourcit chaque vidéo",
     "recouvre la communication",
+    # the runtimes' constants (catalog.runtimes.* in the French catalog)
+    "réduction globale",
+    "passent avant son premier token",
+    "perd au contexte",
+    "plafonne le débit à des",
+    "une carte par réplique",
 )
 BRITISH = re.compile(
     r"\b(colour|behaviour|favour|optimis\w*|quantis\w*|organis\w*|utilis\w*|modelled|modelling|labelled|catalogue|"

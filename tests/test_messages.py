@@ -294,3 +294,131 @@ def test_a_pasted_config_the_site_cannot_size_is_refused_in_french(catalog_data)
     assert said.startswith(
         "Le config.json décrit T5ForConditionalGeneration (model_type 't5'), un modèle encodeur-décodeur"
     )
+
+
+# --- the catalog's texts (catalog/*.yaml) ---------------------------------------------------------
+
+CATALOG_FILES = ("assumptions", "runtimes", "formats", "validation/records")
+
+
+def catalog_yaml(name: str):
+    return yaml.safe_load((ROOT / "catalog" / f"{name}.yaml").read_text("utf-8"))
+
+
+def text_paths(data, path=()):
+    """Every `{en: ...}` text of a catalog document, by its path (a list item by its id), read here
+    independently of macros/messages.py."""
+    if isinstance(data, dict):
+        if path and set(data) == {"en"}:
+            yield path, data["en"]
+            return
+        for key, value in data.items():
+            yield from text_paths(value, (*path, key))
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            yield from text_paths(item, (*path, item.get("id", str(index)) if isinstance(item, dict) else str(index)))
+
+
+def test_every_catalog_text_is_a_message_with_its_file_and_entry_as_context():
+    used = {u.context: u for u in used_messages()}
+    texts = {}
+    for name in CATALOG_FILES:
+        for path, english in text_paths(catalog_yaml(name)):
+            texts[".".join(("catalog", *path))] = (english, name)
+    # the constants' words, the formats' quality notes and the misses are all there
+    assert "catalog.runtimes.llama-cpp.request_overhead.explain" in texts
+    assert "catalog.assumptions.hours_per_month.label" in texts and "catalog.formats.nf4.quality" in texts
+    assert any(k.startswith("catalog.records.") and k.endswith(".miss") for k in texts)
+    for context, (english, name) in texts.items():
+        assert used[context].msgid == english, context
+        assert all(w.startswith(f"catalog/{name}.yaml:") for w in used[context].where), context
+    assert sorted(c for c in used if c.startswith("catalog.")) == sorted(texts)
+
+
+def test_the_catalog_yaml_keeps_no_french_and_refuses_it_by_name(tmp_path):
+    """French lives in the message catalog alone: a `fr:` text in the YAML is refused, saying where
+    the words go."""
+    from macros.catalog_loader import read_catalog
+
+    for name in CATALOG_FILES:
+        text = (ROOT / "catalog" / f"{name}.yaml").read_text("utf-8")
+        assert not re.search(r"^\s*fr:|[{,] fr: ", text, re.M), name
+    copy = tmp_path / "catalog"
+    shutil.copytree(ROOT / "catalog", copy)
+    path = copy / "assumptions.yaml"
+    english = 'label: {en: "Hours billed per month"}'
+    source = path.read_text("utf-8")
+    assert english in source
+    path.write_text(source.replace(english, 'label: {en: "Hours billed per month", fr: "Heures"}'), "utf-8")
+    _, problems = read_catalog(copy)
+    said = [str(p) for p in problems]
+    assert len(said) == 1 and "hours_per_month" in said[0] and "label" in said[0], said
+    assert "site.po" in said[0] and "got fr too" in said[0]
+
+
+def test_a_page_reads_a_catalog_text_in_its_locale_from_the_compiled_catalog(catalog_data):
+    french = read(FRENCH)
+    label = catalog_data["assumptions"]["hours_per_month"]["label"]
+    entry = french.get(label["en"], context="catalog.assumptions.hours_per_month.label")
+    assert entry is not None and entry.string and entry.string != label["en"]
+    assert (
+        label["fr"] == entry.string
+        and label["en"] == catalog_yaml("assumptions")["assumptions"]["hours_per_month"]["label"]["en"]
+    )
+    assert label.get("xx") is None  # a locale without a catalog has no words
+    nf4 = next(f for f in catalog_data["formats"] if f["id"] == "nf4")
+    assert nf4["quality"]["fr"] == french.get(nf4["quality"]["en"], context="catalog.formats.nf4.quality").string
+    assert json.loads(json.dumps(label)) == {"en": label["en"]}  # the data stays plain JSON
+
+
+def test_a_catalog_text_the_french_catalog_lacks_stops_the_build_by_name(locales_copy):
+    from macros.catalog_loader import read_catalog
+
+    po = locales_copy / "fr" / "LC_MESSAGES" / "site.po"
+    context = "catalog.runtimes.llama-cpp.request_overhead.explain"
+    english = catalog_yaml("runtimes")["runtimes"][1]["request_overhead"]["explain"]["en"]
+    rewrite(po, lambda catalog: catalog.delete(english, context=context))
+    problems = check("fr")
+    assert len(problems) == 1 and f'missing: msgctxt "{context}"' in problems[0]
+    assert "catalog/runtimes.yaml:" in problems[0]
+    data, _ = read_catalog()
+    with pytest.raises(MessagesError, match=re.escape(context)):
+        data["runtimes"][1]["request_overhead"]["explain"]["fr"]
+
+
+def test_a_text_of_another_catalog_folder_the_messages_lack_is_refused_not_shown_in_english():
+    """A catalog folder other than catalog/ (GUIDE_CATALOG) may hold a text `make messages` never
+    extracted: the French page stops on it by name instead of showing the English."""
+    text = messages.CatalogText("catalog.assumptions.new_constant.label", "A constant no catalog translates")
+    assert text["en"] == "A constant no catalog translates"
+    with pytest.raises(MessagesError, match=r"catalog\.assumptions\.new_constant\.label"):
+        text["fr"]
+
+
+@pytest.mark.parametrize("locale", codes())
+def test_the_methodology_page_shows_each_constants_words_in_its_locale(site, locale, catalog_data):
+    """Every runtime constant's and assumption's name and meaning on the built methodology page is
+    the locale's: the YAML's English on the English page, the catalog's msgstr on the French one."""
+    from html import unescape
+
+    from .test_site import page_file
+
+    html = unescape(page_file(site, locale, "methodology").read_text("utf-8"))
+    catalog = None if locale == messages.MSGID_LANGUAGE else read(messages.po_path(locale))
+    items = [(("assumptions", key), item) for key, item in catalog_yaml("assumptions")["assumptions"].items()]
+    for runtime in catalog_yaml("runtimes")["runtimes"]:
+        items += [(("runtimes", runtime["id"], key), v) for key, v in runtime.items() if isinstance(v, dict)]
+    shown = 0
+    for path, item in items:
+        for field in ("label", "explain"):
+            if field not in item:
+                continue
+            english = item[field]["en"]
+            want = (
+                english if catalog is None else catalog.get(english, context=".".join(("catalog", *path, field))).string
+            )
+            assert want in html, (path, field)
+            shown += 1
+            if catalog is not None and field == "explain":
+                assert english not in html, (path, field)
+    assert shown >= 100

@@ -974,7 +974,8 @@ class Configurator {
       ? this.result.summary
       : { recommended: card.node, fastest: card.fastest, best_per_mtok: card.bestPerMtok };
     if (summary.fastest) highlight[summary.fastest] = this.t.alt_fastest;
-    if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t.alt_best_per_mtok;
+    const best = kind === "diffusion" ? "alt_best_per_mtok_diffusion" : "alt_best_per_mtok";
+    if (summary.best_per_mtok) highlight[summary.best_per_mtok] = this.t[best];
     if (summary.recommended) highlight[summary.recommended] = this.t.chart_recommended;
     this.chart.hidden = false;
     const svg = chartSvg(points, {
