@@ -98,13 +98,13 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         sys.path.insert(0, str(ROOT))
     if STATE.serving:
         forget_changed_macros(STATE, _source_fingerprint())
-    from macros.chart_svg import start
+    from macros.node_render import start
     from macros.site_meta import configure
 
     configure(config, serving=STATE.serving)
     # The one MkDocs method the site replaces, with one that calls it (add_theme_files).
     Files.add_files_from_theme = add_theme_files  # type: ignore[method-assign]
-    start()  # the configurator chart's Node starts while the pages are computed (macros/chart_svg.py)
+    start()  # Node, which writes the configurator's markup, starts while the pages are computed
     return config
 
 

@@ -14,7 +14,7 @@ from html import unescape
 
 import pytest
 
-from macros.chart_svg import BUILD_WIDTH
+from macros.node_render import BUILD_WIDTH
 
 from .conftest import ROOT
 from .test_site import LOCALES, page_file

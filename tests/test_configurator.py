@@ -13,8 +13,8 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from macros.chart_svg import BUILD_WIDTH
 from macros.fitengine import answer
+from macros.node_render import BUILD_WIDTH
 
 from .browser import ARTIFACTS, wait_until
 from .conftest import FIXTURES
