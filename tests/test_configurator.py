@@ -170,8 +170,9 @@ def worker_marks(page):
     return workers[-1].evaluate("performance.getEntriesByType('mark').map((m) => m.name)") if workers else []
 
 
-def test_browser_formatting_equals_babels(browser, server):
-    """The table the build wrote (Babel) and the one the widget draws (Intl) are the same markup."""
+def test_browser_formatting_equals_the_builds(browser, server):
+    """The table the build wrote (the widget's modules under Node) and the one the widget draws in
+    Chromium, after other answers, are the same markup: Node's Intl and the browser's agree."""
     for locale in LOCALES:
         context, page, errors, _ = open_configurator(browser, server, locale)
         # Without the build's answers, every table the widget draws is the engine's (its reason
