@@ -36,6 +36,9 @@ from macros.pyodide_dist import pyodide_version
 
 # Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
 NEEDS_JS = " data-needs-js disabled"
+# The table's columns and what each sorts on, the engine's: the page hands them to the widget
+# (`data-columns`), and the build's table is written from the same list.
+COLUMNS = [c.to_dict() for c in TABLE_COLUMNS]
 
 
 def _raw(value: Any) -> str:
@@ -59,8 +62,6 @@ class ConfiguratorHtml:
 
     def render(self, root: str, model: str, fmt: str, compact: bool = False, methodology: str = "") -> str:
         """The widget; `methodology` is the address of the page its figures are explained on."""
-        self._model = model
-        self._fmt = fmt
         self._methodology = methodology
         # The engine's answer is shared with the other locales and the build-time answers.
         raw = raw_answer(self.catalog, {"model": model, "format": fmt})
@@ -85,7 +86,7 @@ class ConfiguratorHtml:
             "data-custom-chars": str(CUSTOM_CHARS),
             "data-custom-depth": str(CUSTOM_DEPTH),
             "data-custom-link": str(CUSTOM_LINK),
-            "data-columns": json.dumps([c.to_dict() for c in TABLE_COLUMNS], separators=(",", ":")),
+            "data-columns": json.dumps(COLUMNS, separators=(",", ":")),
         }
         if compact:
             attrs["data-compact"] = ""
@@ -152,7 +153,7 @@ class ConfiguratorHtml:
             "format": fmt,
             "formatNames": {f.id: f.name for f in c.formats.values()},
             "gpuNames": {g.id: g.name for g in c.gpus.values()},
-            "columns": [col.to_dict() for col in TABLE_COLUMNS],
+            "columns": COLUMNS,
             "compact": compact,
             "width": BUILD_WIDTH,
             "defaults": {
