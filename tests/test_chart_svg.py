@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from html import unescape
 
 import pytest
 
-from macros.chart_svg import BUILD_WIDTH
+from macros.node_render import BUILD_WIDTH
 
 from .conftest import ROOT
 from .test_site import LOCALES, page_file
@@ -98,45 +97,3 @@ def test_the_builds_chart_is_what_the_browsers_module_draws_for_the_same_answer(
     assert marked and name in drawn
     t = json.loads(re.search(r"<script type=\"application/json\" data-labels>(.*?)</script>", html, re.S).group(1))
     assert f"({t['chart_recommended']})</text>" in drawn and t["chart_x"] in drawn and t["chart_y"] in drawn
-
-
-# --- the Node process that draws (macros/chart_svg.py) ---------------------------------------
-
-
-def _request(width: int) -> str:
-    opts = {"width": width, "t": {}, "diffusion": False, "highlight": {}}
-    return json.dumps({"points": [{"node": "a", "name": "A", "x": 10.0, "y": 2.0}], "opts": opts, "locale": "fr"})
-
-
-def test_one_node_process_draws_every_chart_and_restarts_when_the_modules_change(tmp_path, monkeypatch):
-    from macros import chart_svg
-
-    shutil.copytree(MODULES, tmp_path / "configurator")
-    monkeypatch.setattr(chart_svg, "JAVASCRIPTS", tmp_path / "configurator")
-    drawer = chart_svg._Drawer()
-    try:
-        first = drawer.draw(_request(500))
-        process = drawer.process
-        assert first.startswith('<svg viewBox="0 0 500 ')
-        assert drawer.draw(_request(600)).startswith('<svg viewBox="0 0 600 ')
-        assert drawer.process is process  # the second chart asked the same Node
-        # An edited module (as under `mkdocs serve`) is read by a new Node, and nothing drawn is kept.
-        chart = tmp_path / "configurator" / "chart.js"
-        chart.write_text(chart.read_text().replace("`<svg ", '`<svg data-edited="" ', 1))
-        again = drawer.draw(_request(500))
-        assert drawer.process is not process and process.poll() is not None
-        assert 'data-edited=""' in again and again != first
-    finally:
-        drawer.stop()
-
-
-def test_a_failed_drawing_says_what_node_said(tmp_path, monkeypatch):
-    from macros import chart_svg
-
-    drawer = chart_svg._Drawer()
-    try:
-        with pytest.raises(RuntimeError, match="chart under Node failed: TypeError"):
-            drawer.draw(json.dumps({"points": 5, "opts": {}, "locale": "fr"}))
-        assert drawer.draw(_request(500)).startswith("<svg")  # the process still answers
-    finally:
-        drawer.stop()

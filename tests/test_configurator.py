@@ -13,8 +13,8 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from macros.chart_svg import BUILD_WIDTH
 from macros.fitengine import answer
+from macros.node_render import BUILD_WIDTH
 
 from .browser import ARTIFACTS, wait_until
 from .conftest import FIXTURES
@@ -170,8 +170,9 @@ def worker_marks(page):
     return workers[-1].evaluate("performance.getEntriesByType('mark').map((m) => m.name)") if workers else []
 
 
-def test_browser_formatting_equals_babels(browser, server):
-    """The table the build wrote (Babel) and the one the widget draws (Intl) are the same markup."""
+def test_browser_formatting_equals_the_builds(browser, server):
+    """The table the build wrote (the widget's modules under Node) and the one the widget draws in
+    Chromium, after other answers, are the same markup: Node's Intl and the browser's agree."""
     for locale in LOCALES:
         context, page, errors, _ = open_configurator(browser, server, locale)
         # Without the build's answers, every table the widget draws is the engine's (its reason
@@ -845,7 +846,7 @@ def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser
 
 
 def test_the_chart_is_in_the_page_without_javascript_and_redrawn_at_its_width_with_it(browser, server, catalog):
-    # The build drew it with the browser's module (macros/chart_svg.py); it needs no script.
+    # The build drew it with the browser's module (macros/node_render.py); it needs no script.
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}")

@@ -8,13 +8,16 @@ from __future__ import annotations
 import csv
 import io
 import re
+from html import unescape
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
 from macros.configurator_html import ConfiguratorHtml
 from macros.fitengine import answer
+from macros.fitengine.api import with_reason_text
 from macros.i18n import WIDGET
+from macros.messages import engine_words
 from macros.render.locale_format import Formatter
 
 from .browser import open_page, wait_until
@@ -58,10 +61,10 @@ TEXTS = """() => {
 def expected_texts(catalog, locale, request):
     """What the build's own code writes for this question (the engine in CPython, the locale's words)."""
     html = ConfiguratorHtml(catalog, locale)
-    result = answer(catalog, {k: v for k, v in request.items() if k != "v"})
-    html._model, html._fmt = request["model"], request["format"]
-    view = html.answer_view(result, request["format"])
-    return {"intro": html.intro_text(result, request["format"]), "question": view["question"], "result": result}
+    raw = answer(catalog, {k: v for k, v in request.items() if k != "v"})
+    result = with_reason_text(raw, engine_words(locale), html.number)
+    shown = html.markup(result, request["model"], request["format"], compact=False)
+    return {"intro": unescape(shown["intro"]), "question": unescape(shown["chart_question"]), "result": result}
 
 
 def check_texts(page, catalog, locale, request):

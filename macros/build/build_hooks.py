@@ -108,12 +108,12 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if serving:
         forget_changed_macros()
     from macros.build.site_meta import configure
-    from macros.chart_svg import start
+    from macros.node_render import start
 
     configure(config, serving=serving)
     # The one MkDocs method the site replaces, with one that calls it (add_theme_files).
     Files.add_files_from_theme = add_theme_files  # type: ignore[method-assign]
-    start()  # the configurator chart's Node starts while the pages are computed (macros/chart_svg.py)
+    start()  # Node, which writes the configurator's markup, starts while the pages are computed
     return config
 
 

@@ -151,7 +151,7 @@ class GuideBase:
     def configurator(self, model: str = "llama-3.3-70b", fmt: str = "bf16", compact: bool = False) -> str:
         """The configurator widget, with the build-time answer for `model` in `fmt` (see configurator_html)."""
         from macros.build.engine_cache import kept
-        from macros.chart_svg import modules_read
+        from macros.node_render import modules_read
         from macros.configurator_html import ConfiguratorHtml
         from macros.render.html_blocks import register
 

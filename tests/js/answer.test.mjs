@@ -2,8 +2,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { announcement, answerView, suggestionViews } from "../../overrides/assets/javascripts/configurator/answer.js";
-import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
+import {
+  announcement,
+  answerHtml,
+  answerView,
+  suggestionsHtml,
+  suggestionViews,
+} from "../../overrides/assets/javascripts/configurator/answer.js";
+import { escapeHtml, formatters } from "../../overrides/assets/javascripts/configurator/format.js";
 
 const t = {
   answer_question: "{model} · {format} · {context} tokens · {users}",
@@ -35,6 +41,14 @@ const t = {
   nothing_meets: "No node serves {users} within the target. The closest, {node}, gives {speed} and {ttft}:",
   suggest_users: "For {users}: {node}, {price}/month",
   suggest_target: "A target of {speed} and {ttft}: {node}, {price}/month",
+  answer_title: "Recommended node",
+  fig_price: "Price",
+  fig_ttft: "First token",
+  fig_per_mtok_out: "Per million output tokens",
+  fig_within: "Within the target",
+  fig_band: "Measured",
+  alt_fastest: "Fastest",
+  status_loading: "Loading…",
 };
 const f = formatters("en");
 const gpuNames = { a: "Card A", b: "Card B" };
@@ -198,4 +212,56 @@ test("an image model's alternatives are priced by the L40S-hour, never per milli
   assert.ok(!view.alt_fastest.includes("per million"));
   assert.equal(view.alt_best_per_mtok_label, "Best price per L40S-hour");
   assert.equal(answerView({ ...result, kind: "llm" }, ctx).alt_best_per_mtok_label, "Best price per million tokens");
+});
+
+// The slots of a card's markup, by name: {text, hidden (its figure or alternative's line)}.
+function slotsOf(html) {
+  const slots = {};
+  for (const [, name, text] of html.matchAll(/data-slot="(\w+)">([^<]*)</g)) slots[name] = text;
+  return slots;
+}
+
+test("the card's markup holds answerView's texts in its slots and hides the lines it leaves empty", () => {
+  const result = {
+    kind: "llm",
+    model_name: "Model <b>",
+    rows: [row("2x-a", "a", 2, 1000, 10, 5), row("4x-b", "b", 4, 3000, 40, 2)],
+    summary: { recommended: "2x-a", best_per_mtok: "2x-a", fastest: "4x-b" },
+  };
+  const html = answerHtml(result, { ...ctx, model: "m", format: "bf16" });
+  const slots = slotsOf(html);
+  const view = answerView(result, ctx);
+  for (const [name, text] of Object.entries(slots)) {
+    if (name !== "pending") assert.equal(text, escapeHtml(view[name] || ""));
+  }
+  assert.ok(slots.question.includes("Model &lt;b&gt;")); // escaped, never read as markup
+  assert.match(
+    html,
+    /<section class="configurator__answer" data-answer data-state="answer" data-model="m" data-format="bf16" data-context="8192" data-concurrency="20" data-min-speed="" data-max-ttft="" data-node="2x-a"/,
+  );
+  // The best per million is the recommended node itself: that line is hidden, the fastest shows.
+  assert.match(html, /<li data-alt="best_per_mtok" hidden>/);
+  assert.match(html, /<li data-alt="fastest">/);
+  assert.match(html, /<div class="answer__none" data-slot-group="none" hidden>/);
+  assert.doesNotMatch(html, /data-slot-group="found" hidden/);
+});
+
+test("when nothing fits, the card's markup shows the none line and the engine's changes as disabled buttons", () => {
+  const result = {
+    kind: "llm",
+    model_name: "Big",
+    rows: [row("8x-b", "b", 8, 7000, null, null, "none")],
+    summary: { recommended: null, best_per_mtok: null, fastest: null },
+    suggestions: [{ format: "fp8", context: null, node: "8x-b", price_month_usd: 7000 }],
+  };
+  const full = { ...ctx, formatNames: { fp8: "FP8" }, model: "big", format: "bf16" };
+  const html = answerHtml(result, full);
+  assert.match(html, /<div class="answer__found" data-slot-group="found" hidden>/);
+  assert.equal(slotsOf(html).none_text, "No node holds Big in BF16. These changes make it fit:");
+  assert.equal(
+    suggestionsHtml(result, full),
+    '<button type="button" class="md-button" data-suggestion data-needs-js disabled data-format="fp8" data-context="" ' +
+      'data-concurrency="" data-min-speed="" data-max-ttft="" data-node="8x-b">In FP8: 8 × Card B, $7,000/month</button>',
+  );
+  assert.ok(html.includes(suggestionsHtml(result, full)));
 });

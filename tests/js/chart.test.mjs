@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { chartSvg } from "../../overrides/assets/javascripts/configurator/chart.js";
+import { chartHighlight, chartPoints, chartSvg } from "../../overrides/assets/javascripts/configurator/chart.js";
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
 
 const t = {
@@ -100,4 +100,41 @@ test("an image model's chart is titled by its own unit, not by tokens", () => {
   const title = (svg) => svg.match(/<title id="cfg-chart-title">([^<]*)<\/title>/)[1];
   assert.equal(title(chartSvg(points, { width: 640, t, f, diffusion: true })), "Hour title");
   assert.equal(title(chartSvg(points, { width: 640, t, f, diffusion: false })), "Title");
+});
+
+test("the chart's points are the rows that fit with a speed and a price, in the table's order", () => {
+  const r = (node, verdict, speed, price) => ({
+    node,
+    verdict,
+    decode_tok_s_per_user: speed,
+    usd_per_million_tokens_workload: price,
+  });
+  const named = [
+    ["2 × A", r("2x-a", "single", 10, 5)],
+    ["1 × B", r("1x-b", "none", null, null)],
+    ["8 × C", r("8x-c", "split", 40, 2)],
+    ["4 × D", r("4x-d", "single", 12, null)],
+  ];
+  assert.deepEqual(chartPoints(named, "llm"), [
+    { node: "2x-a", name: "2 × A", x: 10, y: 5 },
+    { node: "8x-c", name: "8 × C", x: 40, y: 2 },
+  ]);
+  // An image model: relative speed against the price of an L40S-hour.
+  const image = [["1 × A", { node: "1x-a", verdict: "single", relative_speed: 1.5, usd_per_reference_hour: 0.9 }]];
+  assert.deepEqual(chartPoints(image, "diffusion"), [{ node: "1x-a", name: "1 × A", x: 1.5, y: 0.9 }]);
+});
+
+test("the card's nodes are labelled, the recommended one's label winning", () => {
+  const words = { alt_fastest: "Fastest", alt_best_per_mtok: "Cheapest per million", chart_recommended: "Recommended" };
+  assert.deepEqual(chartHighlight({ recommended: "a", fastest: "a", best_per_mtok: "b" }, words), {
+    a: "Recommended",
+    b: "Cheapest per million",
+  });
+  assert.deepEqual(chartHighlight({ recommended: null, fastest: null, best_per_mtok: null }, words), {});
+});
+
+test("an image or video model's best price is labelled per reference-card hour", () => {
+  const words = { alt_best_per_mtok: "Cheapest per million", alt_best_per_mtok_diffusion: "Cheapest per L40S-hour" };
+  assert.deepEqual(chartHighlight({ best_per_mtok: "b" }, words, true), { b: "Cheapest per L40S-hour" });
+  assert.deepEqual(chartHighlight({ best_per_mtok: "b" }, words), { b: "Cheapest per million" });
 });

@@ -4,6 +4,7 @@ import { test } from "node:test";
 
 import {
   compareRows,
+  defaultOrder,
   nextSort,
   positionsToMove,
   sortValue,
@@ -96,4 +97,24 @@ test("reordering moves only the rows out of place, and ends in order", () => {
     assert.deepEqual(list, [0, 1, 2, 3, 4, 5], p.join());
     assert.equal(moved, p.length - longestRun(p), p.join());
   }
+});
+
+test("the default order: nodes that fit first, each group by monthly price, ties in the engine's order", () => {
+  const rows = [
+    { node: "none-cheap", verdict: "none", price_month_usd: 100 },
+    { node: "dear", verdict: "split", price_month_usd: 9000 },
+    { node: "cheap", verdict: "single", price_month_usd: 1000 },
+    { node: "cheap-too", verdict: "single", price_month_usd: 1000 },
+    { node: "none-dear", verdict: "none", price_month_usd: 5000 },
+  ];
+  assert.deepEqual(
+    defaultOrder(rows).map(([i, r]) => [i, r.node]),
+    [
+      [2, "cheap"],
+      [3, "cheap-too"],
+      [1, "dear"],
+      [0, "none-cheap"],
+      [4, "none-dear"],
+    ],
+  );
 });

@@ -4,7 +4,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
-import { readColumns, rowData, rowHtml, targetLook } from "../../overrides/assets/javascripts/configurator/table.js";
+import {
+  readColumns,
+  rowData,
+  rowHtml,
+  tableHtml,
+  targetLook,
+} from "../../overrides/assets/javascripts/configurator/table.js";
 import { VERDICT_WORDS } from "./verdict-words.mjs";
 
 const t = {
@@ -154,4 +160,50 @@ test("the best price names its users in the singular for one user, in the plural
   const { rowTexts } = await import("../../overrides/assets/javascripts/configurator/table.js");
   assert.equal(rowTexts(row, "llm", t, f).best_per_mtok, "$1.50 at 8 users");
   assert.equal(rowTexts({ ...row, best_concurrency: 1 }, "llm", t, f).best_per_mtok, "$1.50 at 1 user");
+});
+
+test("the build's table: every row in the default order, its controls disabled until the script runs", () => {
+  const columns = [
+    col("node", "text"),
+    col("verdict", "text"),
+    col("price_month", "number", "price_month_usd", "price_month_usd"),
+  ];
+  const words = {
+    ...t,
+    caption: "Every node for {model}",
+    sort_by: "Sort by {column}",
+    col_node: "Node",
+    col_verdict: "Verdict",
+    col_price_month: "Price per month",
+    col_help_price_month: "Before tax",
+  };
+  const result = {
+    kind: "llm",
+    model_name: "Model",
+    rows: [
+      { ...row, node: "none-a", verdict: "none", price_month_usd: 100 },
+      { ...row, node: "dear-a", price_month_usd: 5000 },
+      { ...row, node: "cheap-a", price_month_usd: 1000 },
+    ],
+  };
+  const html = tableHtml(result, { t: words, f, gpuNames: { a: "Card A" }, columns });
+  const nodes = [...html.matchAll(/<tr data-node="([^"]+)"[^>]*data-order="(\d)"/g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(nodes, [
+    ["cheap-a", "2"],
+    ["dear-a", "1"],
+    ["none-a", "0"],
+  ]);
+  // Each row is the widget's own, but for its disabled "Why?" button.
+  const widgetRow = rowHtml(result.rows[2], "llm", 2, words, f, { a: "Card A" }, columns);
+  assert.ok(html.includes(widgetRow.replace(" data-why data-needs-js ", " data-why data-needs-js disabled ")));
+  assert.doesNotMatch(html, / data-why data-needs-js aria/);
+  assert.match(
+    html,
+    /<th scope="col" class="num" data-col="price_month" aria-sort="ascending" title="Before tax"><button type="button" data-sort="price_month" aria-label="Sort by Price per month" data-needs-js disabled>Price per month<\/button><\/th>/,
+  );
+  assert.match(html, /<th scope="col" data-col="node"><button/);
+  assert.match(
+    html,
+    /<table class="configurator__table" data-kind="llm" aria-busy="false"><caption>Every node for Model<\/caption>/,
+  );
 });

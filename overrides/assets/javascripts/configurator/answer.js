@@ -1,8 +1,9 @@
-// The result card's texts by slot, from an engine answer: what answerView in
-// macros/configurator_html.py (answer_view) writes at build time, so the widget only patches
-// the texts of the card the build wrote. An empty text hides its line.
+// The result card: its texts by slot, from an engine answer (an empty text hides its line), and
+// its markup. The build runs answerHtml under Node (macros/node_render.py) for the page's first
+// card; the widget then patches the slots with answerView's texts and writes the suggestions'
+// buttons from suggestionViews.
 
-import { fill, resolutionText, users } from "./format.js";
+import { escapeHtml, fill, resolutionText, users } from "./format.js";
 
 // "4 × NVIDIA H100 NVL": a node by its cards.
 export function nodeName(t, row, gpuNames) {
@@ -148,4 +149,84 @@ export function announcement(view, t) {
   return view.node
     ? fill(t.announce, { node: view.node, price: view.price.replace(t.per_month, "") })
     : t.announce_none;
+}
+
+const raw = (v) => (v == null ? "" : String(v));
+const kebab = (key) => key.replace(/_/g, "-");
+
+// The suggestions' buttons as the build writes them (disabled until the script runs).
+export function suggestionsHtml(result, ctx) {
+  return suggestionViews(result, ctx)
+    .map((s) => {
+      const values = SUGGESTION_KEYS.map((key) => `data-${kebab(key)}="${escapeHtml(s[key])}"`).join(" ");
+      return (
+        `<button type="button" class="md-button" data-suggestion data-needs-js disabled ${values} ` +
+        `data-node="${escapeHtml(s.node)}">${escapeHtml(s.text)}</button>`
+      );
+    })
+    .join("");
+}
+
+// The whole card for an answer, as the build writes it; the widget patches its slots.
+// ctx: answerView's and suggestionViews' {t, f, gpuNames, formatName, formatNames, workload},
+// and `model`, the id the card names (data-model).
+export function answerHtml(result, ctx) {
+  const { t } = ctx;
+  const view = answerView(result, ctx);
+  const workload = result.workload || ctx.workload;
+  const s = result.summary;
+  const node = s.recommended || "";
+  const slot = (name, tag = "span", cls = "") =>
+    `<${tag}${cls ? ` class="${cls}"` : ""} data-slot="${name}">${escapeHtml(view[name] || "")}</${tag}>`;
+  // Only the labels that change with the kind of model are slots.
+  const figure = (name, label) =>
+    `<div data-figure="${name}"${view[name] ? "" : " hidden"}>` +
+    `<dt${`${name}_label` in view ? ` data-slot="${name}_label"` : ""}>${escapeHtml(label)}</dt>${slot(name, "dd")}</div>`;
+  const alt = (key) => {
+    const labelled = `alt_${key}_label` in view;
+    const label = labelled ? view[`alt_${key}_label`] : t[`alt_${key}`];
+    return (
+      `<li data-alt="${key}"${view[`alt_${key}`] ? "" : " hidden"}>` +
+      `<span class="answer__badge"${labelled ? ` data-slot="alt_${key}_label"` : ""}>${escapeHtml(label)}</span> ` +
+      `${slot(`alt_${key}`)}</li>`
+    );
+  };
+  const data = {
+    state: "answer",
+    model: ctx.model,
+    format: ctx.format,
+    context: workload.context,
+    concurrency: workload.concurrency,
+    min_speed: raw(workload.min_speed),
+    max_ttft: raw(workload.max_ttft),
+    node,
+  };
+  const attrs = Object.entries(data)
+    .map(([key, value]) => `data-${kebab(key)}="${escapeHtml(value)}"`)
+    .join(" ");
+  return (
+    `<section class="configurator__answer" data-answer ${attrs} aria-busy="false" ` +
+    `data-fastest="${escapeHtml(s.fastest || "")}" data-best-per-mtok="${escapeHtml(s.best_per_mtok || "")}">` +
+    `<progress class="answer__progress" data-progress max="1" value="0" aria-label="${escapeHtml(t.status_loading)}" hidden></progress>` +
+    slot("question", "p", "answer__question") +
+    '<p class="answer__pending" data-slot="pending"></p>' +
+    `<div class="answer__found" data-slot-group="found"${node ? "" : " hidden"}>` +
+    slot("title", "p", "answer__title") +
+    `<p class="answer__node">${slot("node", "strong")} ${slot("node_id", "code")}</p>` +
+    '<dl class="answer__figures">' +
+    figure("price", t.fig_price) +
+    figure("per_user", view.per_user_label) +
+    figure("ttft", t.fig_ttft) +
+    figure("per_mtok", view.per_mtok_label) +
+    figure("per_mtok_out", t.fig_per_mtok_out) +
+    figure("within", t.fig_within) +
+    figure("band", t.fig_band) +
+    "</dl>" +
+    `<ul class="answer__alts">${alt("best_per_mtok")}${alt("fastest")}</ul>` +
+    "</div>" +
+    `<div class="answer__none" data-slot-group="none"${node ? " hidden" : ""}>${slot("none_text", "p")}` +
+    `<div class="answer__suggestions" data-suggestions>${suggestionsHtml(result, ctx)}</div></div>` +
+    '<p class="md-visually-hidden" data-announce aria-live="polite"></p>' +
+    "</section>"
+  );
 }

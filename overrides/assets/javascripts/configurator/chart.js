@@ -153,3 +153,29 @@ export function placeLabels(marked, box) {
   }
   return out;
 }
+
+// The points of an answer's rows ([name, row] in the table's order): the nodes that fit and have
+// a speed and a price per unit of work (those the widget reads back from the table it shows).
+export function chartPoints(named, kind) {
+  const [speed, price] =
+    kind === "diffusion"
+      ? ["relative_speed", "usd_per_reference_hour"]
+      : ["decode_tok_s_per_user", "usd_per_million_tokens_workload"];
+  return named
+    .filter(([, r]) => r.verdict !== "none" && r[speed] != null && r[price] != null)
+    .map(([name, r]) => ({ node: r.node, name, x: r[speed], y: r[price] }));
+}
+
+// The card's nodes, labelled as the widget labels them (the recommended one wins).
+export function chartHighlight(summary, t, diffusion = false) {
+  const out = {};
+  for (const [key, label] of [
+    ["fastest", "alt_fastest"],
+    // An image or video model's best price is per reference-card hour, not per million tokens.
+    ["best_per_mtok", diffusion ? "alt_best_per_mtok_diffusion" : "alt_best_per_mtok"],
+    ["recommended", "chart_recommended"],
+  ]) {
+    if (summary[key]) out[summary[key]] = t[label];
+  }
+  return out;
+}

@@ -30,6 +30,20 @@ export function compareRows(a, b, dir, locale) {
   return Number(a.order) - Number(b.order);
 }
 
+// The table's default order (DEFAULT_SORT: the monthly price, ascending), as sortRows leaves it:
+// engine rows in, [position in the engine's list, row] out, the nodes that fit first.
+export function defaultOrder(rows) {
+  return rows
+    .map((r, i) => [i, r])
+    .sort(([ia, a], [ib, b]) =>
+      compareRows(
+        { verdict: a.verdict, order: ia, value: numberOrNull(a.price_month_usd) },
+        { verdict: b.verdict, order: ib, value: numberOrNull(b.price_month_usd) },
+        1,
+      ),
+    );
+}
+
 // The next sort state after a click on a column's header.
 export function nextSort(current, col) {
   return current && current.col === col ? { col, dir: -current.dir } : { col, dir: 1 };

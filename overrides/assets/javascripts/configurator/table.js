@@ -1,11 +1,13 @@
 // The table's rows: what each cell shows and what each row carries for sorting, filtering and
-// the chart. The build writes the same markup (macros/configurator_html.py, row_html); the
-// widget patches cells in place and writes whole rows only when the nodes themselves change.
+// the chart. The one writer of the table's markup: the build runs tableHtml under Node
+// (macros/node_render.py) for the page's first table, and the widget writes whole rows with
+// rowHtml when the nodes change, patching cells in place otherwise.
 // The columns are the engine's (fitengine.api.TABLE_COLUMNS), read from the page: `columns` is
 // the widget's `data-columns`, [{id, sort: "text" | "number", key, key_diffusion}].
 
 import { nodeName } from "./answer.js";
 import { escapeHtml, fill, users } from "./format.js";
+import { defaultOrder } from "./sort.js";
 
 // The columns the page declares (its `data-columns`, written by the build from the engine's list).
 export function readColumns(root) {
@@ -17,7 +19,7 @@ export function columnLabel(t, col, kind) {
   return kind === "diffusion" && t[`col_${col}_diffusion`] ? t[`col_${col}_diffusion`] : t[`col_${col}`];
 }
 
-// A column's help (its header's title) for a kind of model (macros/configurator_html.py, column_help).
+// A column's help (its header's title) for a kind of model ("" where it has none).
 export function columnHelp(t, col, kind) {
   return (kind === "diffusion" ? t[`col_help_${col}_diffusion`] : t[`col_help_${col}`]) || "";
 }
@@ -156,8 +158,9 @@ export function targetLook(r) {
 const DATA_ATTRS = ["node", "verdict", "cards", "tokS", "priceMonth", "gpu", "link", "target"];
 const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-// A whole row, as the build writes it (used when the nodes change, never for a patch).
-export function rowHtml(r, kind, order, t, f, gpuNames, columns) {
+// A whole row (the build's table, and the widget's when the nodes change; never for a patch).
+// `disabled`: the build's, whose controls stay disabled until the script enables them.
+export function rowHtml(r, kind, order, t, f, gpuNames, columns, disabled = false) {
   const texts = rowTexts(r, kind, t, f);
   const name = nodeName(t, r, gpuNames);
   const cells = columns.map((column) => {
@@ -170,7 +173,7 @@ export function rowHtml(r, kind, order, t, f, gpuNames, columns) {
       const why = escapeHtml(`cfg-why-${r.node}`);
       return (
         `<td><span class="verdict__text" data-text>${escapeHtml(texts.verdict)}</span> ` +
-        `<button type="button" class="verdict__why" data-why data-needs-js aria-expanded="false" aria-controls="${why}" ` +
+        `<button type="button" class="verdict__why" data-why data-needs-js${disabled ? " disabled" : ""} aria-expanded="false" aria-controls="${why}" ` +
         `aria-label="${escapeHtml(fill(t.why_label, { node: name }))}">${escapeHtml(t.why)}</button>` +
         `<span class="verdict__reason" id="${why}">${escapeHtml(texts.reason)}</span></td>`
       );
@@ -189,4 +192,34 @@ export function rowHtml(r, kind, order, t, f, gpuNames, columns) {
     ...columns.filter((c) => c.sort === "number").map((c) => `data-v-${c.id.replace(/_/g, "-")}="${d[camel(c.id)]}"`),
   ];
   return `<tr ${attrs.join(" ")}>${cells.join("")}</tr>`;
+}
+
+// A column's header: its name, a button that sorts on it (disabled until the script runs), its
+// help as its title; the table opens sorted by monthly price.
+export function headHtml(column, kind, t) {
+  const col = column.id;
+  const label = columnLabel(t, col, kind);
+  const help = columnHelp(t, col, kind);
+  return (
+    `<th scope="col"${isFigure(column) ? ' class="num"' : ""} data-col="${col}"` +
+    `${col === "price_month" ? ' aria-sort="ascending"' : ""}${help ? ` title="${escapeHtml(help)}"` : ""}>` +
+    `<button type="button" data-sort="${col}" aria-label="${escapeHtml(fill(t.sort_by, { column: label }))}" ` +
+    `data-needs-js disabled>${escapeHtml(label)}</button></th>`
+  );
+}
+
+// The whole table of an answer as the build writes it: every row, in the default order.
+// ctx: {t, f, gpuNames, columns}
+export function tableHtml(result, ctx) {
+  const { t, f, gpuNames, columns } = ctx;
+  const kind = result.kind;
+  const body = defaultOrder(result.rows)
+    .map(([i, r]) => rowHtml(r, kind, i, t, f, gpuNames, columns, true))
+    .join("\n");
+  const caption = escapeHtml(fill(t.caption, { model: result.model_name }));
+  return (
+    `<div class="configurator__scroll" tabindex="0" role="region" aria-label="${caption}">` +
+    `<table class="configurator__table" data-kind="${kind}" aria-busy="false"><caption>${caption}</caption>` +
+    `<thead><tr>${columns.map((c) => headHtml(c, kind, t)).join("")}</tr></thead><tbody>\n${body}\n</tbody></table></div>`
+  );
 }
