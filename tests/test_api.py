@@ -235,8 +235,8 @@ def test_a_forced_layout_and_memory_share_are_read_from_the_request(catalog):
 def test_the_widget_reads_its_limits_and_link_classes_from_the_engine(catalog, monkeypatch, locale):
     import re
 
-    from macros import configurator_html
     from macros.fitengine import api
+    from macros.render import configurator_html
 
     # Change the engine's contract: the widget must follow it, whatever the values are.
     monkeypatch.setattr(configurator_html, "LIMITS", {"context": 123_457, "concurrency": 77})

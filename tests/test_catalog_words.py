@@ -76,8 +76,8 @@ def test_an_image_models_chart_labels_its_best_price_per_reference_card_hour(cat
     """The image widget's chart plots a price per L40S-hour: the point of the best price is named
     so, as the card names it, never "per million tokens" (the chart the build draws, chart.js under
     Node, for FLUX in the widget's full form)."""
-    from macros.configurator_html import ConfiguratorHtml
     from macros.i18n import WIDGET
+    from macros.render.configurator_html import ConfiguratorHtml
 
     t = WIDGET[locale]
     html = ConfiguratorHtml(catalog, locale).render("../", "flux.1-dev", "bf16")

@@ -13,7 +13,7 @@ from html import unescape
 
 import pytest
 
-from macros.node_render import BUILD_WIDTH
+from macros.render.node_render import BUILD_WIDTH
 
 from .conftest import ROOT
 from .test_site import LOCALES, page_file

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, quote, urlparse
 import pytest
 
 from macros.fitengine import answer
-from macros.node_render import BUILD_WIDTH
+from macros.render.node_render import BUILD_WIDTH
 
 from .browser import ARTIFACTS, wait_until
 from .conftest import FIXTURES
@@ -846,7 +846,7 @@ def test_without_javascript_the_builds_answer_says_what_needs_javascript(browser
 
 
 def test_the_chart_is_in_the_page_without_javascript_and_redrawn_at_its_width_with_it(browser, server, catalog):
-    # The build drew it with the browser's module (macros/node_render.py); it needs no script.
+    # The build drew it with the browser's module (macros/render/node_render.py); it needs no script.
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.goto(f"{server}/fr/{PAGE_PATHS['configurator']['fr']}")

@@ -11,9 +11,9 @@ from html import unescape
 
 import pytest
 
-from macros.configurator_html import ConfiguratorHtml
 from macros.fitengine import answer
 from macros.fitengine.api import TABLE_COLUMNS
+from macros.render.configurator_html import ConfiguratorHtml
 
 ROW = re.compile(r"<tr (data-node=[^>]*)>(.*?)</tr>", re.S)
 

@@ -13,11 +13,11 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from macros.configurator_html import ConfiguratorHtml
 from macros.fitengine import answer
 from macros.fitengine.api import with_reason_text
 from macros.i18n import WIDGET
 from macros.messages import engine_words
+from macros.render.configurator_html import ConfiguratorHtml
 from macros.render.locale_format import Formatter
 
 from .browser import open_page, wait_until

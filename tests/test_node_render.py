@@ -1,7 +1,7 @@
 """The configurator's markup in the build is the widget's: what the page holds before any script
 runs is what the widget's own functions write for the same answer, without a browser.
 
-The build asks the widget's modules under Node (macros/node_render.py) for the card, the table,
+The build asks the widget's modules under Node (macros/render/node_render.py) for the card, the table,
 the suggestions and the chart. These tests read the built widget back and hold it to what the
 widget does once it runs, computed apart in a Node of their own: its rows as `rowHtml` writes
 them when the nodes change, in the order `sortRows` leaves them (compareRows on each row's
@@ -18,11 +18,11 @@ from html import unescape
 from typing import Any
 
 import pytest
-
-from macros.configurator_html import ConfiguratorHtml
 from macros.engine_cache import raw_answer
+
 from macros.fitengine.api import TABLE_COLUMNS, with_reason_text
 from macros.messages import engine_words
+from macros.render.configurator_html import ConfiguratorHtml
 
 from .conftest import ROOT
 
@@ -146,7 +146,7 @@ def test_french_figures_keep_french_typography(catalog):
     assert not re.search(r"\d[ ,]\d{3}\u00a0\$US", page)
 
 
-# --- the Node process (macros/node_render.py) ------------------------------------------------
+# --- the Node process (macros/render/node_render.py) ------------------------------------------------
 
 
 def _request(catalog, locale: str) -> str:
@@ -176,14 +176,14 @@ def _request(catalog, locale: str) -> str:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed to render the configurator")
 def test_one_node_process_renders_every_widget_and_restarts_when_a_module_changes(catalog, tmp_path, monkeypatch):
-    from macros import node_render
+    from macros.render import node_render
 
     # A copy of the modules and of the script, laid out as in the project.
     shutil.copytree(MODULES, tmp_path / "overrides" / "assets" / "javascripts" / "configurator")
-    (tmp_path / "macros").mkdir()
-    shutil.copy(node_render.SCRIPT, tmp_path / "macros" / "node_render.mjs")
+    (tmp_path / "macros" / "render").mkdir(parents=True)
+    shutil.copy(node_render.SCRIPT, tmp_path / "macros" / "render" / "node_render.mjs")
     monkeypatch.setattr(node_render, "JAVASCRIPTS", tmp_path / "overrides" / "assets" / "javascripts" / "configurator")
-    monkeypatch.setattr(node_render, "SCRIPT", tmp_path / "macros" / "node_render.mjs")
+    monkeypatch.setattr(node_render, "SCRIPT", tmp_path / "macros" / "render" / "node_render.mjs")
     renderer = node_render._Renderer()
     try:
         fr = renderer.ask(_request(catalog, "fr"))
@@ -203,7 +203,7 @@ def test_one_node_process_renders_every_widget_and_restarts_when_a_module_change
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed to render the configurator")
 def test_a_failed_render_says_what_node_said_and_the_process_goes_on(catalog):
-    from macros import node_render
+    from macros.render import node_render
 
     renderer = node_render._Renderer()
     try:

@@ -108,7 +108,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if serving:
         forget_changed_macros()
     from macros.build.site_meta import configure
-    from macros.node_render import start
+    from macros.render.node_render import start
 
     configure(config, serving=serving)
     # The one MkDocs method the site replaces, with one that calls it (add_theme_files).

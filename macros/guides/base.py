@@ -151,9 +151,9 @@ class GuideBase:
     def configurator(self, model: str = "llama-3.3-70b", fmt: str = "bf16", compact: bool = False) -> str:
         """The configurator widget, with the build-time answer for `model` in `fmt` (see configurator_html)."""
         from macros.build.engine_cache import kept
-        from macros.node_render import modules_read
-        from macros.configurator_html import ConfiguratorHtml
+        from macros.render.configurator_html import ConfiguratorHtml
         from macros.render.html_blocks import register
+        from macros.render.node_render import modules_read
 
         root = self._root()
         method = root + self.page_paths.get("methodology", {}).get(self.locale, "") if self.page_paths else ""

@@ -1,5 +1,5 @@
-// The site's own browser modules, run under Node for the build: `node macros/node_render.mjs`,
-// started once per build process by macros/node_render.py. Reads one request a line on stdin,
+// The site's own browser modules, run under Node for the build: `node macros/render/node_render.mjs`,
+// started once per build process by macros/render/node_render.py. Reads one request a line on stdin,
 // {op, locale, ...}, and writes one line of JSON for each, {ok} or {error}. Numbers are written
 // by the browser's formatting (configurator/format.js: Intl.NumberFormat, Node's full ICU).
 //
@@ -8,8 +8,8 @@
 //     chart_question, chart}: the configurator's pieces for one answer (configurator/markup.js).
 
 import { createInterface } from "node:readline";
-import { formatters } from "../overrides/assets/javascripts/configurator/format.js";
-import { widgetMarkup } from "../overrides/assets/javascripts/configurator/markup.js";
+import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
+import { widgetMarkup } from "../../overrides/assets/javascripts/configurator/markup.js";
 
 const byLocale = new Map();
 function f(locale) {

@@ -1,4 +1,4 @@
-"""The browser's own modules, run under Node at build time (`macros/node_render.mjs`).
+"""The browser's own modules, run under Node at build time (`macros/render/node_render.mjs`).
 
 The configurator's answer (its card, table, memory bars, suggestions, chart, summary, intro) is
 written by one renderer, the widget's ES modules in `overrides/assets/javascripts/configurator/`:
@@ -27,9 +27,9 @@ from typing import Any
 
 from macros.file_stamps import stamps
 
-MACROS = Path(__file__).resolve().parent
-JAVASCRIPTS = MACROS.parent / "overrides" / "assets" / "javascripts" / "configurator"
-SCRIPT = MACROS / "node_render.mjs"
+HERE = Path(__file__).resolve().parent
+JAVASCRIPTS = HERE.parent.parent / "overrides" / "assets" / "javascripts" / "configurator"
+SCRIPT = HERE / "node_render.mjs"
 BUILD_WIDTH = 640  # the width the build draws the chart at (chart.js's own default): the widget redraws at its box's
 WIDGET_PARTS = ("intro", "summary", "target_source", "noscript", "card", "table", "fold", "chart_question", "chart")
 TIMEOUT_S = 60
@@ -115,7 +115,7 @@ class _Renderer:
             else:
                 what = str(answer.get("error", answer))
             op = json.loads(request).get("op")
-            raise RuntimeError(f"rendering {op!r} under Node (macros/node_render.mjs) failed: {what[-500:]}")
+            raise RuntimeError(f"rendering {op!r} under Node (macros/render/node_render.mjs) failed: {what[-500:]}")
         return answer["ok"]
 
 

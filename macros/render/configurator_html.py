@@ -3,7 +3,7 @@
 Without JavaScript this is the whole configurator: the default workload's answer, computed by
 the engine at build time. What shows an answer (the card, the table with its memory bars, the
 suggestions, the chart, the phone's summary, the intro) is written by the widget's own modules
-(configurator/markup.js and the modules it imports), run under Node (macros/node_render.py);
+(configurator/markup.js and the modules it imports), run under Node (macros/render/node_render.py);
 this module writes the rest around them. The widget script (configurator.js) then patches that
 markup with the answers of the same engine running in Pyodide.
 """
@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from macros.build.engine_cache import raw_answer
+from macros.build.pyodide_dist import pyodide_version
 from macros.fitengine import Catalog
 from macros.fitengine.api import (
     CUSTOM_CHARS,
@@ -26,13 +27,12 @@ from macros.fitengine.api import (
     TABLE_COLUMNS,
     with_reason_text,
 )
-from macros.fitengine.workloads import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.fitengine.reasons import REASON_DIGITS
+from macros.fitengine.workloads import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.i18n import WIDGET
-from macros.render.locale_format import Formatter, resolution_text
 from macros.messages import engine_words
-from macros.node_render import BUILD_WIDTH, widget_markup
-from macros.build.pyodide_dist import pyodide_version
+from macros.render.locale_format import Formatter, resolution_text
+from macros.render.node_render import BUILD_WIDTH, widget_markup
 
 # Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
 NEEDS_JS = " data-needs-js disabled"
