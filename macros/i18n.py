@@ -134,6 +134,7 @@ LABELS = Localized(
             "topology_nvlink-bridge": "NVLink bridges",
             "topology_nvlink-direct": "NVLink, direct on a 4-GPU board",
             "topology_nvswitch": "NVLink through NVSwitch",
+            "topology_bridged_pairs": "{topology} in pairs; {link} between the pairs",
             "at_users": ("at {n} user", "at {n} users"),
             "nv_label": "Expected label",
             "nv_where": "Between which cards",

@@ -103,3 +103,81 @@ def test_french_constants_write_binary_units_the_french_way(site, catalog_data):
     item = vllm["custom_allreduce_max"]
     assert item["unit"] == "MiB"
     assert rows[("vLLM", item["label"]["fr"])][2] == f"{item['value']}\u00a0Mio"  # French IEC symbol: mébioctet
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_the_assumptions_table_names_a_card_never_by_its_id(site, locale, catalog, catalog_data):
+    """The image speed's reference card read "l40s" (its id, as code): it is the card's name."""
+    html = unescape(page_file(site, locale, "methodology").read_text("utf-8"))
+    item = catalog_data["assumptions"]["diffusion_reference_gpu"]
+    row = re.search(r"<tr>\s*<td>" + re.escape(item["label"][locale]) + r"</td>\s*<td>(.*?)</td>", html, re.S)
+    assert row and row.group(1) == catalog.gpus[item["value"]].name
+    cells = set(re.findall(r"<td>(?:<code>)?([^<]*)(?:</code>)?</td>", html))
+    assert not cells & set(catalog.gpus), sorted(cells & set(catalog.gpus))
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_each_formats_quality_names_its_source_in_the_pages_language(site, locale, catalog_data):
+    """The quantization guide's "what is known" rows end with their source in the page's language
+    (the French from the message catalog: "article QLoRA", not "QLoRA paper")."""
+    html = unescape(page_file(site, locale, "quantization").read_text("utf-8"))
+    shown = 0
+    for fmt in catalog_data["formats"]:
+        if "quality" not in fmt:
+            continue
+        source = fmt["quality_source"]
+        assert f"{fmt['quality'][locale]} ({source[locale]})" in html, fmt["id"]
+        shown += 1
+        if locale != "en":
+            assert source[locale] != source["en"], fmt["id"]
+    assert shown >= 5
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_a_label_after_the_models_name_continues_its_sentence(site, locale, catalog):
+    """The NVLink guide's comparison row read "Llama 3.3 70B BF16, Par utilisateur, …": the label
+    that follows the model's name starts in lower case."""
+    from macros.i18n import LABELS
+
+    floor = LABELS[locale]["floor"]
+    html = unescape(page_file(site, locale, "nvlink").read_text("utf-8"))
+    rows = re.findall(
+        r"<td>([^<]*?), ("
+        + re.escape(floor[:1])
+        + r"|"
+        + re.escape(floor[:1].lower())
+        + r")"
+        + re.escape(floor[1:])
+        + ",",
+        html,
+    )
+    assert rows and all(first == floor[:1].lower() for _, first in rows), rows
+    assert all(any(m.name in model for m in catalog.llms.values()) for model, _ in rows)
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_the_image_timings_write_a_factor_as_the_configurator_does(site, locale):
+    """A speed factor reads ×1,17 in the image guide's table, as in the configurator, not 1,17 ×."""
+    html = unescape(page_file(site, locale, "image-video").read_text("utf-8"))
+    factors = re.findall(r"<td>(×[\d.,]+|[\d.,]+\s?×)</td>", html)
+    assert len(factors) >= 4 and all(f.startswith("×") for f in factors), factors
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_a_node_of_bridged_pairs_says_the_link_between_the_pairs(site, locale, catalog):
+    """The catalog's row for 4 x H100 NVL read "NVLink bridges (PCIe Gen5 x16)", as if the bridges
+    were PCIe: a node with more cards than a bridge joins says what joins its pairs."""
+    from macros.i18n import LABELS
+
+    t = LABELS[locale]
+    html = unescape(page_file(site, locale, "catalog").read_text("utf-8"))
+    paired = [
+        n for n in catalog.nodes if n.topology == "nvlink-bridge" and n.count > catalog.gpus[n.gpu].nvlink.bridge_group
+    ]
+    assert paired
+    for node in paired:
+        row = re.search(r"<tr>\s*<td><code>" + re.escape(node.id) + r"</code></td>(.*?)</tr>", html, re.S)
+        assert row, node.id
+        said = t["topology_bridged_pairs"].split("{link}")
+        assert said[0].format(topology=t["topology_nvlink-bridge"]) in row.group(1) and said[1] in row.group(1)
+        assert f"{t['topology_nvlink-bridge']} (" not in row.group(1)

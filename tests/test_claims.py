@@ -143,7 +143,7 @@ def test_nvfp4_quality_text_quotes_its_source_and_does_not_round_the_gap_down(ca
     """Each "FP4 against FP8" pair the text quotes is the model card's pair for that benchmark,
     and the text says "within a point" only if every gap of the quoted table is under one."""
     entry = next(f for f in catalog_data["formats"] if f["id"] == "nvfp4")
-    source = entry["quality_source"]
+    source = entry["quality_source"]["en"]
     heads = re.search(r"\(([A-Z][^()]*)\), as mirrored", source).group(1).split(", ")
     rows = {
         k: [float(x) for x in re.search(rf"'{k} \| ([\d. |]+)'", source).group(1).split(" | ")] for k in ("FP8", "FP4")

@@ -18,8 +18,8 @@ from html import unescape
 from typing import Any
 
 import pytest
-from macros.engine_cache import raw_answer
 
+from macros.build.engine_cache import raw_answer
 from macros.fitengine.api import TABLE_COLUMNS, with_reason_text
 from macros.messages import engine_words
 from macros.render.configurator_html import ConfiguratorHtml

@@ -235,7 +235,7 @@ def test_no_figure_is_typed_in_prose(tmp_path, catalog_copy, site, catalog):
     after = page_file(changed, "fr", "nvlink").read_text()
     thousands, rest = divmod(new_price, 1000)
     assert f"{thousands}{NNBSP}{rest:03d}{NBSP}$US" in after
-    label = LABELS["fr"]["floor"]
+    label = LABELS["fr"]["floor"][:1].lower() + LABELS["fr"]["floor"][1:]  # mid-sentence, after the model
     old_floor, new_floor = _floor(before, label)[0], _floor(after, label)[0]
     # Decode is bandwidth-bound: twice the bandwidth nearly doubles the speed (the per-layer
     # costs and the work do not shrink, so a little less than twice).

@@ -268,6 +268,16 @@ class GuideBase:
         lang = "" if self.locale == SOURCES_LANGUAGE else f' lang="{SOURCES_LANGUAGE}"'
         return markup("<cite{}>{}</cite>", Markup(lang), source)
 
+    def _topology(self, topology: str, link: Any) -> str:
+        """A node's topology and the link its cards' slowest pair has: bridged pairs say that the
+        link between the pairs is another ("NVLink bridges in pairs; PCIe Gen5 x16 between the pairs")."""
+        words = self.t[f"topology_{topology}"]
+        if link is None:
+            return words
+        if topology == "nvlink-bridge" and not getattr(link, "all_nvlink", False):
+            return self.t["topology_bridged_pairs"].format(topology=words, link=self._link_name(link))
+        return f"{words} ({self._link_name(link)})"
+
     def _link_name(self, link: Any) -> str:
         """A link's name in the page's language (the catalog names them in English)."""
         link_id = getattr(link, "link_id", None) or getattr(link, "id", "")

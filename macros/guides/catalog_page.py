@@ -30,7 +30,7 @@ class CatalogPage(GuideBase):
                     code(node.id),
                     gpu.name,
                     self.fmt.number(node.count),
-                    t[f"topology_{node.topology}"] + (f" ({self._link_name(link)})" if link else ""),
+                    self._topology(node.topology, link),
                     self.fmt.unit(gpu.memory_sold_gb * node.count, "GB"),
                     self.fmt.usd(node.price_month_usd),
                     self.fmt.usd(hourly(node.price_month_usd, c.assumptions.hours_per_month), cents=True),

@@ -118,8 +118,8 @@ class ImageVideoGuide(GuideBase):
                     self._short(c.gpus[timing["gpu"]].name),
                     measure,
                     self.fmt.unit(timing["seconds"]["value"], "s", 1),
-                    f"{self.fmt.number(measured, 2)} ×",
-                    f"{self.fmt.number(datasheet, 2)} ×",
+                    f"×{self.fmt.number(measured, 2)}",  # a factor as the configurator writes it (×1,17)
+                    f"×{self.fmt.number(datasheet, 2)}",
                     self.fmt.usd(
                         self._card_hour(timing["gpu"]) * timing["seconds"]["value"] / SECONDS_PER_HOUR * 1000,
                         cents=True,

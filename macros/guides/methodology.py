@@ -38,6 +38,8 @@ class MethodologyPage(GuideBase):
                     value, 2 if isinstance(value, float) and value < 1 else 1 if isinstance(value, float) else 0
                 )
                 if not isinstance(value, str)
+                else _text(self.catalog.gpus[value].name)  # a card (unit: gpu) by its name, never its id
+                if item["unit"] == "gpu"
                 else code(value)
             )
             rows.append(

@@ -101,7 +101,8 @@ class NvlinkGuide(GuideBase):
         rows: list[list[str]] = [[t["interconnect"]], [t["total_vram"]], [t["bandwidth_card"]]]
         rows += [
             [t["layout"]],
-            [f"{c.llms[model_id].name} {c.formats[fmt_id].name}, {t['floor']}, {self.users(1)}"],
+            # the label follows the model's name mid-sentence: its first letter in lower case
+            [f"{c.llms[model_id].name} {c.formats[fmt_id].name}, {_lower_first(t['floor'])}, {self.users(1)}"],
             [f"{t['floor_allreduce']}, {self.users(1)}"],
             [f"{t['ttft']}, {self.users(1)}"],
             [t["price"]],
@@ -273,3 +274,8 @@ class NvlinkGuide(GuideBase):
         if link.kind != "nvlink":
             return link.per_direction_gbps
         return link.per_direction_gbps * link.max_links
+
+
+def _lower_first(text: str) -> str:
+    """A label that follows other words mid-sentence, its first letter in lower case."""
+    return text[:1].lower() + text[1:]

@@ -32,7 +32,8 @@ class QuantizationGuide(GuideBase):
 
     def format_quality(self, fmt_id: str) -> str:
         entry = next(f for f in self.data["formats"] if f["id"] == fmt_id)
-        return markup("{} ({})", entry["quality"][self.locale], self._cite(entry["quality_source"]))
+        # The source named in the page's language (the sources it names keep their own titles).
+        return markup("{} ({})", entry["quality"][self.locale], entry["quality_source"][self.locale])
 
     def format_bits(self, fmt_id: str) -> str:
         """A format's effective bits per weight (scales included)."""
