@@ -113,10 +113,11 @@ def test_no_module_reaches_back_up():
 
 # The site's rooms (macros/guides/, macros/render/, macros/build/) and what each may reach of the
 # others: the guides the rendering helpers and the engine's answers kept per catalog; the
-# rendering helpers no guide, and of the build only Pyodide's version (which the widgets name).
+# rendering helpers no guide, and of the build only Pyodide's version (which the widgets name)
+# and the answers kept per catalog (the configurator's markup shows the build's answer).
 MAY_REACH_INTO_BUILD = {
     "macros.guides": {"macros.build.engine_cache"},
-    "macros.render": {"macros.build.pyodide_dist"},
+    "macros.render": {"macros.build.pyodide_dist", "macros.build.engine_cache"},
 }
 
 

@@ -151,25 +151,7 @@ def test_french_figures_keep_french_typography(catalog):
 
 def _request(catalog, locale: str) -> str:
     html = ConfiguratorHtml(catalog, locale)
-    a = catalog.assumptions
-    ctx = {
-        "t": html.t,
-        "model": "llama-3.1-8b",
-        "format": "bf16",
-        "formatNames": {f.id: f.name for f in catalog.formats.values()},
-        "gpuNames": {g.id: g.name for g in catalog.gpus.values()},
-        "columns": [c.to_dict() for c in TABLE_COLUMNS],
-        "compact": False,
-        "width": 640,
-        "defaults": {
-            "context": a.default_context,
-            "concurrency": a.default_concurrency,
-            "input": a.default_input_tokens,
-            "output": a.default_output_tokens,
-            "min_speed": a.target_tok_s,
-            "max_ttft": a.target_ttft_s,
-        },
-    }
+    ctx = html.markup_context("llama-3.1-8b", "bf16")
     result = the_answer(html, "llama-3.1-8b", "bf16")
     return json.dumps({"op": "widget", "locale": locale, "result": result, "ctx": ctx})
 

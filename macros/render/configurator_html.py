@@ -146,8 +146,13 @@ class ConfiguratorHtml:
 
     def markup(self, result: dict[str, Any], model: str, fmt: str, compact: bool) -> dict[str, str]:
         """The pieces that show the answer, each HTML, written by the widget's modules under Node."""
+        return widget_markup(self.locale, result, self.markup_context(model, fmt, compact))
+
+    def markup_context(self, model: str, fmt: str, compact: bool = False) -> dict[str, Any]:
+        """What the widget's modules read besides the answer: the words, the names, the columns
+        and the catalog's defaults (markup.js's `ctx`)."""
         c, a = self.catalog, self.catalog.assumptions
-        ctx = {
+        return {
             "t": self.t,
             "model": model,
             "format": fmt,
@@ -165,7 +170,6 @@ class ConfiguratorHtml:
                 "max_ttft": a.target_ttft_s,
             },
         }
-        return widget_markup(self.locale, result, ctx)
 
     def _form(self, model: str, fmt: str, summary: str, source: str) -> str:
         """The form; `summary` (the phone's, empty in the compact widget) and `source` (the
