@@ -1,7 +1,7 @@
 """The site's words in gettext catalogs: extracted from the code, checked and compiled by Babel.
 
 Every string a reader sees that the build or the engine writes is English in the code, the
-messages' source language: tables of `Messages("context", {key: text})` (macros/i18n.py,
+messages' source language: tables of `Messages("context", {key: text})` (macros/i18n/,
 macros/fitengine/reasons.py), the `unmapped` reasons of catalog/validation/records.yaml, and the
 catalog's texts, each `{en: text}` in its YAML (`catalog.<path>` their msgctxt; the loader gives
 them as `CatalogText`). Each text is a msgid, `<context>.<key>` its msgctxt (so that one English word can have two French

@@ -101,7 +101,7 @@ def test_a_missing_french_message_is_named_with_where_the_code_uses_it(locales_c
     rewrite(po, lambda catalog: catalog.delete("Node", context="labels.node"))
     problems = check("fr")
     assert len(problems) == 1
-    assert 'missing: msgctxt "labels.node" msgid "Node" (macros/i18n.py:' in problems[0]
+    assert 'missing: msgctxt "labels.node" msgid "Node" (macros/i18n/labels.py:' in problems[0]
     with pytest.raises(MessagesError, match='msgid "Node"'):
         messages.compile_locale("fr")
 
@@ -144,7 +144,7 @@ def test_the_build_stops_naming_the_message(locales_copy, tmp_path):
         timeout=300,
     )
     assert done.returncode == 1
-    assert 'fuzzy: msgctxt "labels.price_month" msgid "Price per month" (macros/i18n.py:' in done.stderr
+    assert 'fuzzy: msgctxt "labels.price_month" msgid "Price per month" (macros/i18n/labels.py:' in done.stderr
     assert "message catalogs" in done.stderr
     assert not target.exists()
 

@@ -10,7 +10,7 @@ class EngineError(ValueError):
     """A workload or model description the engine cannot use; the message names what and where.
 
     `code` and `params`, when given, let a page say the same in its own language (the words live
-    with the other translations, e.g. macros/i18n.py's `err_<code>`, through the site's message
+    with the other translations, e.g. macros/i18n/widget.py's `err_<code>`, through the site's message
     catalogs); the message stays English.
     """
 
