@@ -20,7 +20,8 @@ from macros import messages
 from macros.fitengine.reasons import TEMPLATES
 from macros.i18n import LABELS, WIDGET
 from macros.locales import codes
-from macros.messages import MessagesError, check, extract_tables, placeholders, used_messages, words
+from macros.message_extractors import extract_tables
+from macros.messages import MessagesError, check, placeholders, used_messages, words
 
 from .site_build import ROOT
 
