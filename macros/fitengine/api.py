@@ -23,7 +23,7 @@ from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
 from .nccl_tests import parse_allreduce
 from .nvidia_smi import parse_nvlink_status, parse_topo
-from .protocol import CUSTOM_CHARS, CUSTOM_DEPTH, LAYOUT_KEYS, REQUEST_KEYS, TOTALS_FIELDS
+from .protocol import CUSTOM_CHARS, CUSTOM_DEPTH, LAYOUT_KEYS, MAX_PASTE, REQUEST_KEYS, TOTALS_FIELDS
 from .protocol import CUSTOM_LINK as CUSTOM_LINK  # the limits, read by the build's pages from here
 from .protocol import LIMITS as LIMITS
 from .reasons import Reason, render
@@ -479,7 +479,6 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 MEASUREMENTS = ("topo", "nvlink", "allreduce")
-MAX_PASTE = 1_000_000  # characters of a pasted output: a verbose nccl-tests log is far less
 
 
 def check_measurement(

@@ -34,6 +34,7 @@ TOTALS_FIELDS = ("total", "active", "layers", "kv_heads", "head_dim")
 CUSTOM_CHARS = 100_000  # characters of its JSON
 CUSTOM_DEPTH = 32  # levels of nested objects and lists
 CUSTOM_LINK = 32_000  # characters of `custom=` in a link (web servers refuse far longer addresses)
+MAX_PASTE = 1_000_000  # characters of a pasted output to check: a verbose nccl-tests log is far less
 # The longest context and the most users a request may ask for (the form's max, the catalog's bounds).
 LIMITS = {"context": MAX_TOKENS, "concurrency": MAX_CONCURRENCY}
 
@@ -87,6 +88,7 @@ def declaration() -> dict[str, Any]:
             "custom_chars": CUSTOM_CHARS,
             "custom_depth": CUSTOM_DEPTH,
             "custom_link": CUSTOM_LINK,
+            "paste": MAX_PASTE,
         },
         "TO_WORKER": TO_WORKER,
         "TO_PAGE": TO_PAGE,

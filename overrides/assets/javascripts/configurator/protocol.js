@@ -56,6 +56,7 @@ export const LIMITS = {
   custom_chars: 100000,
   custom_depth: 32,
   custom_link: 32000,
+  paste: 1000000,
 };
 
 export const TO_WORKER = {

@@ -1,7 +1,6 @@
 // The question the fields ask, in the page's words: the intro above the form, the card's
 // pending line, the chart's caption, the compact summary and the CSV's first lines all say it
-// from here, so none of them can name another workload than the fields'. The build writes the
-// default's with the same template (macros/configurator_html.py, intro_text).
+// from here, so none of them can name another workload than the fields'.
 
 import { fill, resolutionText, users } from "./format.js";
 
