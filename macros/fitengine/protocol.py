@@ -72,7 +72,10 @@ ERROR_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
 
 
 def declaration() -> dict[str, Any]:
-    """Everything above, as the browser's module exports it (names in capitals)."""
+    """Everything above, as the browser's module exports it (names in capitals), with the
+    configurator table's columns (`api.TABLE_COLUMNS`: each one's answer field, by kind of model)."""
+    from .api import TABLE_COLUMNS  # api reads this module: imported once both are loaded
+
     return {
         "REQUEST": {
             "model": MODEL_KEYS,
@@ -83,6 +86,7 @@ def declaration() -> dict[str, Any]:
             "all": REQUEST_KEYS,
         },
         "TOTALS_FIELDS": TOTALS_FIELDS,
+        "COLUMNS": [column.to_dict() for column in TABLE_COLUMNS],
         "LIMITS": {
             **LIMITS,
             "custom_chars": CUSTOM_CHARS,
