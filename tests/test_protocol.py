@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from macros.fitengine import api, protocol
+from macros.fitengine import api, protocol, protocol_js
 from macros.fitengine.api import evaluate
 from macros.fitengine.errors import EngineError
 
@@ -20,15 +20,15 @@ ENGINE = ROOT / "macros" / "fitengine"
 
 
 def test_the_browsers_copy_is_the_one_the_declaration_writes():
-    assert BROWSER_COPY.read_text(encoding="utf-8") == protocol.javascript(), (
+    assert BROWSER_COPY.read_text(encoding="utf-8") == protocol_js.javascript(), (
         "configurator/protocol.js differs from macros/fitengine/protocol.py: write it again (its first lines say how)"
     )
 
 
 def test_the_copy_changes_with_the_declaration(monkeypatch):
-    monkeypatch.setattr(protocol, "TO_WORKER", {**protocol.TO_WORKER, "ping": ("id",)})
-    assert "ping: [" in protocol.javascript()
-    assert protocol.javascript() != BROWSER_COPY.read_text(encoding="utf-8")
+    monkeypatch.setattr(protocol_js, "TO_WORKER", {**protocol.TO_WORKER, "ping": ("id",)})
+    assert "ping: [" in protocol_js.javascript()
+    assert protocol_js.javascript() != BROWSER_COPY.read_text(encoding="utf-8")
 
 
 def test_the_engine_reads_its_keys_from_the_declaration():

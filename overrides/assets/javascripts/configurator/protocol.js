@@ -1,7 +1,7 @@
 // What crosses between the engine, the configurator's page and its worker: written by
-// macros/fitengine/protocol.py (javascript()), where it is declared; do not edit it here.
+// macros/fitengine/protocol_js.py from the declaration in protocol.py; do not edit it here.
 // To write it again, from the project's folder:
-//   .venv/bin/python -c 'from macros.fitengine.protocol import javascript; print(javascript(), end="")' \
+//   .venv/bin/python -c 'from macros.fitengine.protocol_js import javascript; print(javascript(), end="")' \
 //     > overrides/assets/javascripts/configurator/protocol.js
 
 export const REQUEST = {
