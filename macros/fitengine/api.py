@@ -23,7 +23,17 @@ from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
 from .nccl_tests import parse_allreduce
 from .nvidia_smi import parse_nvlink_status, parse_topo
-from .protocol import CUSTOM_CHARS, CUSTOM_DEPTH, LAYOUT_KEYS, MAX_PASTE, REQUEST_KEYS, TOTALS_FIELDS
+from .protocol import (
+    CUSTOM_CHARS,
+    CUSTOM_DEPTH,
+    LAYOUT_KEYS,
+    MAX_PASTE,
+    OPTION_KEYS,
+    REQUEST_KEYS,
+    SUGGESTION_KEYS,
+    TARGET_KEYS,
+    TOTALS_FIELDS,
+)
 from .protocol import CUSTOM_LINK as CUSTOM_LINK  # the limits, read by the build's pages from here
 from .protocol import LIMITS as LIMITS
 from .reasons import Reason, render
@@ -143,7 +153,7 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
 
 
 # What an image or video model is refused: the serving runtime's settings and request lengths.
-IMAGE_REFUSED = ("input", "output", "runtime", "kv_cache", *LAYOUT_KEYS, "memory_utilization", "min_speed", "max_ttft")
+IMAGE_REFUSED = ("input", "output", *OPTION_KEYS, "memory_utilization", *TARGET_KEYS)
 
 
 def _layout(request: dict[str, Any]) -> tuple[int, int, int, int] | None:
@@ -374,8 +384,9 @@ def suggestions(
         if node is None:
             return False
         row = next(r for r in other["rows"] if r["node"] == node)
-        keys = ("format", "context", "concurrency", "min_speed", "max_ttft")
-        found.append({**{k: change.get(k) for k in keys}, "node": node, "price_month_usd": row["price_month_usd"]})
+        found.append(
+            {**{k: change.get(k) for k in SUGGESTION_KEYS}, "node": node, "price_month_usd": row["price_month_usd"]}
+        )
         return True
 
     diffusion = kind == "diffusion"

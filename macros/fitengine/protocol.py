@@ -22,6 +22,8 @@ OPTION_KEYS = ("runtime", "kv_cache", *LAYOUT_KEYS)
 # the custom model, the request's lengths, a memory share or one node.
 WIDGET_KEYS = (*MODEL_KEYS, "format", *WHOLE_KEYS, *TARGET_KEYS, *OPTION_KEYS)
 REQUEST_KEYS = (*WIDGET_KEYS, "name", "input", "output", "memory_utilization", "node")
+# What a suggestion sets when no node meets the target: the form's fields it changes.
+SUGGESTION_KEYS = ("format", *WHOLE_KEYS, *TARGET_KEYS)
 # A model given by its totals (`totals`: parameters, in units, and its attention's shape).
 TOTALS_FIELDS = ("total", "active", "layers", "kv_heads", "head_dim")
 

@@ -158,3 +158,9 @@ test("configurator-early.js gives the worker's start only fields init declares",
   assert.deepEqual(given, ["shared", "locale"]);
   for (const key of given) assert.ok(TO_WORKER.init.includes(key), key);
 });
+
+test("a suggestion's buttons carry the fields the engine's suggestions set", async () => {
+  const { SUGGESTION_KEYS } = await import(new URL("configurator/answer.js", JS));
+  assert.deepEqual(SUGGESTION_KEYS, REQUEST.suggestion);
+  for (const key of REQUEST.suggestion) assert.ok(REQUEST.widget.includes(key), key);
+});

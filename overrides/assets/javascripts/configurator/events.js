@@ -1,7 +1,7 @@
 // The widget's wiring: which of the reader's actions asks what of the widget (configurator.js).
 
-import { SUGGESTION_KEYS } from "./answer.js";
 import { datasetKey } from "./card.js";
+import { REQUEST } from "./protocol.js";
 
 const TYPING_MS = 300; // a value typed is asked once the reader pauses this long
 
@@ -56,7 +56,7 @@ export function bindEvents(w) {
     if (!button) return;
     // Each value it carries sets its field; an empty one leaves the field as it is.
     let first = null;
-    for (const name of SUGGESTION_KEYS) {
+    for (const name of REQUEST.suggestion) {
       const value = button.dataset[datasetKey(name)];
       if (!value) continue;
       form[name].value = value;

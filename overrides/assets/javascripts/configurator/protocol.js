@@ -46,6 +46,7 @@ export const REQUEST = {
     "memory_utilization",
     "node",
   ],
+  suggestion: ["format", "context", "concurrency", "min_speed", "max_ttft"],
 };
 
 export const TOTALS_FIELDS = ["total", "active", "layers", "kv_heads", "head_dim"];
