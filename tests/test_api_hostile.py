@@ -5,7 +5,6 @@ the command line filter their fields, but the contract is the engine's."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -71,19 +70,3 @@ def test_an_undeclared_request_key_is_refused_by_name(catalog, key):
     with pytest.raises(EngineError) as caught:
         evaluate(catalog, {**REQUEST, key: 4})
     assert caught.value.code == "unknown_request_key" and repr(key) in caught.value.params["request_key"]
-
-
-def test_every_field_the_widget_sends_is_a_declared_request_key():
-    """The widget's request fields (configurator/state.js) are keys the engine declares."""
-    from macros.fitengine.api import REQUEST_KEYS
-
-    from .site_build import ROOT
-
-    state = (ROOT / "overrides" / "assets" / "javascripts" / "configurator" / "state.js").read_text(encoding="utf-8")
-    sent = set()
-    for name in ("WHOLE_FIELDS", "TARGET_FIELDS", "OPTIONS"):
-        listed = re.search(rf"export const {name} = \[(.*?)\];", state, re.S)
-        assert listed, name
-        sent |= set(re.findall(r'"([a-z_]+)"', listed.group(1)))
-    assert {"context", "concurrency", "min_speed", "data_parallel"} <= sent
-    assert sent <= set(REQUEST_KEYS), sorted(sent - set(REQUEST_KEYS))

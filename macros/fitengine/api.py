@@ -23,8 +23,21 @@ from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
 from .nccl_tests import parse_allreduce
 from .nvidia_smi import parse_nvlink_status, parse_topo
+from .protocol import (
+    CUSTOM_CHARS,
+    CUSTOM_DEPTH,
+    LAYOUT_KEYS,
+    MAX_PASTE,
+    OPTION_KEYS,
+    REQUEST_KEYS,
+    SUGGESTION_KEYS,
+    TARGET_KEYS,
+    TOTALS_FIELDS,
+)
+from .protocol import CUSTOM_LINK as CUSTOM_LINK  # the limits, read by the build's pages from here
+from .protocol import LIMITS as LIMITS
 from .reasons import Reason, render
-from .workloads import MAX_CONCURRENCY, MAX_TOKENS, Workload, workload
+from .workloads import Workload, workload
 
 SCHEMA_VERSION = 1
 
@@ -63,14 +76,6 @@ TABLE_COLUMNS: tuple[Column, ...] = (
     Column("best_per_mtok", "number", "best_usd_per_million_output_tokens"),
     Column("max_users", "number", "max_users_at_target"),
 )
-# What a custom model (a pasted config.json, or one carried by a link) may hold: a real
-# config.json is a few kilobytes, three or four levels deep. The widget checks the same bounds
-# before it sends anything to the engine's worker.
-CUSTOM_CHARS = 100_000  # characters of its JSON
-CUSTOM_DEPTH = 32  # levels of nested objects and lists
-CUSTOM_LINK = 32_000  # characters of `custom=` in a link (web servers refuse far longer addresses)
-# The longest context and the most users a request may ask for (the form's max, the catalog's bounds).
-LIMITS = {"context": MAX_TOKENS, "concurrency": MAX_CONCURRENCY}
 # How a node's cards talk, from the most isolated to the best linked (the table's filter).
 LINK_CLASSES = ("one-card", "pcie", "nvlink-bridge", "nvlink")
 _DIGITS = re.compile(r"[0-9]{1,12}")
@@ -148,9 +153,8 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
     return value[:40]
 
 
-LAYOUT_KEYS = ("tensor_parallel", "pipeline_parallel", "expert_parallel", "data_parallel")
 # What an image or video model is refused: the serving runtime's settings and request lengths.
-IMAGE_REFUSED = ("input", "output", "runtime", "kv_cache", *LAYOUT_KEYS, "memory_utilization", "min_speed", "max_ttft")
+IMAGE_REFUSED = ("input", "output", *OPTION_KEYS, "memory_utilization", *TARGET_KEYS)
 
 
 def _layout(request: dict[str, Any]) -> tuple[int, int, int, int] | None:
@@ -188,31 +192,6 @@ def answer(
     Raises EngineError with a reader-facing message when the request cannot be answered.
     """
     return with_reason_text(raw_answer(catalog, request), words, number)
-
-
-# Every key a request may carry. The browser sends the first group; the command line and the
-# guides' macros also force a layout, a memory share, or one node.
-REQUEST_KEYS = (
-    "model",
-    "config",
-    "totals",
-    "name",
-    "format",
-    "context",
-    "concurrency",
-    "input",
-    "output",
-    "runtime",
-    "kv_cache",
-    "tensor_parallel",
-    "pipeline_parallel",
-    "expert_parallel",
-    "data_parallel",
-    "memory_utilization",
-    "node",
-    "min_speed",
-    "max_ttft",
-)
 
 
 @dataclass(frozen=True)
@@ -257,7 +236,7 @@ def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> A
         totals = request["totals"]
         if not isinstance(totals, dict):
             raise EngineError("totals must be an object", "totals_not_object")
-        fields = ("total", "active", "layers", "kv_heads", "head_dim")
+        fields = TOTALS_FIELDS
         if totals.get("active") in (None, "") and totals.get("total") not in (None, ""):
             totals = {**totals, "active": totals["total"]}  # a dense model: every parameter is active
         missing = [k for k in fields if totals.get(k) in (None, "")]
@@ -270,7 +249,7 @@ def _model(catalog: Catalog, request: dict[str, Any], model_id: str | None) -> A
 
 
 def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpriced] | None = None) -> Evaluation:
-    """The one entry point: a request (keys in REQUEST_KEYS) to every node's fit, typed.
+    """The one entry point: a request (keys in protocol.REQUEST_KEYS) to every node's fit, typed.
 
     The browser's worker, the build's widgets, the guides' macros and the command line all come
     through here, so a request means the same thing wherever it is made. Raises EngineError
@@ -406,8 +385,9 @@ def suggestions(
         if node is None:
             return False
         row = next(r for r in other["rows"] if r["node"] == node)
-        keys = ("format", "context", "concurrency", "min_speed", "max_ttft")
-        found.append({**{k: change.get(k) for k in keys}, "node": node, "price_month_usd": row["price_month_usd"]})
+        found.append(
+            {**{k: change.get(k) for k in SUGGESTION_KEYS}, "node": node, "price_month_usd": row["price_month_usd"]}
+        )
         return True
 
     diffusion = kind == "diffusion"
@@ -511,7 +491,6 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 MEASUREMENTS = ("topo", "nvlink", "allreduce")
-MAX_PASTE = 1_000_000  # characters of a pasted output: a verbose nccl-tests log is far less
 
 
 def check_measurement(

@@ -18,9 +18,6 @@ from macros.build.engine_cache import raw_answer
 from macros.build.pyodide_dist import pyodide_version
 from macros.fitengine import Catalog
 from macros.fitengine.api import (
-    CUSTOM_CHARS,
-    CUSTOM_DEPTH,
-    CUSTOM_LINK,
     LAYOUT_KEYS,
     LIMITS,
     LINK_CLASSES,
@@ -83,9 +80,6 @@ class ConfiguratorHtml:
             "data-default-max-ttft": _raw(a.target_ttft_s),
             "data-default-input": str(a.default_input_tokens),
             "data-default-output": str(a.default_output_tokens),
-            "data-custom-chars": str(CUSTOM_CHARS),
-            "data-custom-depth": str(CUSTOM_DEPTH),
-            "data-custom-link": str(CUSTOM_LINK),
             "data-columns": json.dumps(COLUMNS, separators=(",", ":")),
         }
         if compact:

@@ -14,7 +14,7 @@ from html import escape
 
 from macros.build.pyodide_dist import pyodide_version
 from macros.fitengine import Catalog
-from macros.fitengine.api import MAX_PASTE, MEASUREMENTS
+from macros.fitengine.api import MEASUREMENTS
 from macros.i18n import MEASURE
 
 
@@ -28,7 +28,7 @@ def measure_html(catalog: Catalog, locale: str, root: str) -> str:
     return "\n".join(
         [
             f'<div class="measure" data-measure data-search-exclude data-locale="{locale}" data-root="{escape(root)}" data-pyodide="{escape(pyodide_version())}"'
-            f' data-max-paste="{MAX_PASTE}" data-max-cards="{max(n.count for n in catalog.nodes)}">',
+            f' data-max-cards="{max(n.count for n in catalog.nodes)}">',
             f'<script type="application/json" data-labels>{json.dumps(t, ensure_ascii=False)}</script>',
             f'<p class="measure__nojs" data-nojs>{escape(t["nojs"])}</p>',
             '<form class="measure__form" data-form hidden>',

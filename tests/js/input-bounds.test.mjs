@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { customProblem, fill } from "../../overrides/assets/javascripts/input-bounds.js";
+import { fill } from "../../overrides/assets/javascripts/configurator/format.js";
+import { customProblem } from "../../overrides/assets/javascripts/input-bounds.js";
 
 test("fill shows replacement patterns and slot names as typed", () => {
   const template = "“{value}” is not in the catalog; showing {default}.";

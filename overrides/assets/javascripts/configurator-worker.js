@@ -3,11 +3,13 @@
 // manifest of SHA-256 hashes, imports the engine and answers requests. When the build made a
 // memory snapshot of Pyodide with the engine imported (macros/pyodide_snapshot.py), it restores
 // that instead, and falls back to the plain start if the snapshot is missing, stale or refused.
-// The engine decides everything; this file only carries messages.
+// The engine decides everything; this file only carries messages, the protocol's
+// (configurator/protocol.js, made by configurator/channel.js).
 
-// snapshot-plan.js, imported by init() (a static import held this worker's start back by 0.1 s on
-// a return visit: the page's main thread, still busy, took that long to fetch it).
+// snapshot-plan.js and snapshot-fetch.js, imported by init() (a static import held this worker's
+// start back by 0.1 s on a return visit: the page's main thread, still busy, took that long to fetch it).
 let plans = null;
+let fetcher = null;
 
 let answer = null;
 let started = null; // "snapshot" or "plain": how Pyodide was started, said with `ready`
@@ -19,8 +21,17 @@ function mark(name) {
   performance.mark(name);
 }
 
-function post(message) {
-  self.postMessage(message);
+// configurator/channel.js, imported at once but not waited for (as snapshot-plan.js below): each
+// message is posted once it is loaded, in the order they were made. Should it fail to load, the
+// messages go unchecked rather than not at all (the page must hear of the failure). `fields` may
+// be a function of the channel's module, for what the protocol names (WORKER_ERRORS).
+const channel = import("./configurator/channel.js").catch(() => ({
+  toPage: (type, fields) => ({ type, ...fields }),
+  WORKER_ERRORS: {},
+}));
+
+function post(type, fields) {
+  channel.then((c) => self.postMessage(c.toPage(type, typeof fields === "function" ? fields(c) : fields)));
 }
 
 async function sha256(bytes) {
@@ -50,65 +61,10 @@ function fetchEngineFiles(shared, manifest) {
   );
 }
 
-// A response's bytes, read as they arrive so that the page can show the download's progress
-// (`onBytes`: told each chunk's length); `expected`, the manifest's size, sizes the buffer once.
-async function bytesOf(response, expected, onBytes) {
-  if (!response.body || !expected) return response.arrayBuffer();
-  const out = new Uint8Array(expected);
-  const reader = response.body.getReader();
-  let at = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (at + value.length > expected) throw new Error("the snapshot is longer than the build's manifest says");
-    out.set(value, at);
-    at += value.length;
-    onBytes(value.length);
-  }
-  return at === expected ? out.buffer : out.buffer.slice(0, at);
-}
-
-// The download's progress, said to the page at most once per hundredth of it.
-function progressReporter(total) {
-  let loaded = 0;
-  let said = -1;
-  return (bytes) => {
-    loaded += bytes;
-    const hundredth = Math.floor((100 * loaded) / total);
-    if (hundredth === said) return;
-    said = hundredth;
-    post({ type: "status", state: "loading", step: 1, steps: 3, loaded, total });
-  };
-}
-
-// Fills `heap` with the snapshot's bytes, only if they are the ones the manifest names: its parts
-// are fetched side by side (each small enough for the HTTP cache to keep), each checked as soon
-// as it arrives and put in its place (the heap's pages of zeros are not shipped: `heap` is new,
-// so zeros already). `arrived`: every part answered (its headers); `filled`: all in and checked.
-// With `options` { cache: "only-if-cached", mode: "same-origin" } nothing goes to the network:
-// a part not in the HTTP cache fails both.
+// The snapshot's parts fetched and checked (snapshot-fetch.js, loaded beside snapshot-plan.js).
 function fetchSnapshot(shared, plan, heap, options) {
-  let at = 0;
-  const offsets = plan.snapshot.parts.map((part) => {
-    const offset = at;
-    at += part.bytes;
-    return offset;
-  });
-  const responses = plan.snapshot.parts.map((part) => fetchOk(new URL(`engine/${part.path}`, shared), options));
-  const onBytes = progressReporter(at);
-  const filled = Promise.all(
-    plan.snapshot.parts.map(async (part, i) => {
-      const bytes = await bytesOf(await responses[i], part.bytes, onBytes);
-      if (bytes.byteLength !== part.bytes || (await sha256(bytes)) !== part.sha256) {
-        throw new Error(`the snapshot's part ${part.path} does not match the build's manifest`);
-      }
-      plans.place(heap, plan.snapshot.stored, offsets[i], new Uint8Array(bytes));
-    }),
-  ).then(() => mark("worker-snapshot-checked"));
-  const arrived = Promise.all(responses);
-  arrived.catch(() => {});
-  filled.catch(() => {}); // awaited by the caller; this only keeps an early failure from going unhandled
-  return { heap, arrived, filled };
+  const say = (loaded, total) => post("status", { state: "loading", step: 1, steps: 3, loaded, total });
+  return fetcher.fetchSnapshot(shared, plan, heap, options, { plans, fetchOk, sha256, say, mark });
 }
 
 // Pyodide restored from the build's snapshot, or null (and why, on the console) when the
@@ -192,10 +148,10 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
   if (initialized) return; // started from the address the page gave it (configurator-early.js)
   initialized = true;
   mark("worker-init");
-  post({ type: "status", state: "loading", step: 1, steps: 3 });
+  post("status", { state: "loading", step: 1, steps: 3 });
   const manifest = fetchOk(new URL("engine/manifest.json", shared)).then((r) => r.json());
   manifest.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-  plans = await import("./snapshot-plan.js");
+  [plans, fetcher] = await Promise.all([import("./snapshot-plan.js"), import("./snapshot-fetch.js")]);
   // A return visit, its snapshot in the browser's cache (and Pyodide with it), starts at once:
   // nothing it reads competes with the page's own download. A first visit waits for the paint.
   const early = hold ? await cachedSnapshot(shared, manifest, version) : null;
@@ -259,12 +215,12 @@ async function init({ shared, locale, pyodide: version, warm, hold }) {
     const engineFiles = fetchEngineFiles(shared, built);
     engineFiles.catch(() => {});
     pyodide = await loading;
-    post({ type: "status", state: "loading", step: 2, steps: 3 });
+    post("status", { state: "loading", step: 2, steps: 3 });
     pyodide.FS.mkdirTree(`/engine/${built.package}`);
     for (const [name, bytes] of await engineFiles) pyodide.FS.writeFile(`/engine/${built.package}/${name}`, bytes);
   }
 
-  post({ type: "status", state: "loading", step: 3, steps: 3 });
+  post("status", { state: "loading", step: 3, steps: 3 });
   const catalogJson = await catalogText;
   pyodide.globals.set("catalog_json", catalogJson);
   pyodide.globals.set("words_json", JSON.stringify({ [locale]: JSON.parse(await wordsText) }));
@@ -306,7 +262,7 @@ reason_digits = _session.digits
   if (warm) answerUnseen(warm, locale);
   else painted.then((asked) => asked && answerUnseen(asked, locale));
   mark("worker-ready");
-  post({ type: "status", state: "ready", started });
+  post("status", { state: "ready", started });
   warmUp(JSON.parse(pyodide.globals.get("warm_requests_json")()), locale);
 }
 
@@ -347,48 +303,47 @@ function warmUp(requests, locale) {
   setTimeout(step, 0);
 }
 
+// What the worker does with each type of message the page sends.
+export const RECEIVE = {
+  go: (message) => go(message.warm || null),
+  init: (message) => start(message),
+  answer: (message) => reply(message, () => answer(message.request, message.locale)),
+  check: (message) => reply(message, () => check(message.kind, message.text, message.node, message.locale)),
+};
+
+// The engine's reply to a question, or why there is none.
+function reply(message, work) {
+  asked = performance.now();
+  if (!answer) {
+    post(message.type, (c) => ({ id: message.id, ok: false, error: c.WORKER_ERRORS.not_ready, transient: true }));
+    return;
+  }
+  try {
+    post(message.type, { id: message.id, reply: work() });
+  } catch (error) {
+    // An unexpected failure: say so without a traceback.
+    const detail = String(error).split("\n")[0].slice(0, 200);
+    post(message.type, (c) => ({
+      id: message.id,
+      ok: false,
+      error: c.WORKER_ERRORS.internal,
+      transient: true,
+      detail,
+    }));
+  }
+}
+
 self.onmessage = async (event) => {
   const message = event.data;
-  if (!message || typeof message !== "object") return; // nothing the page sends: ignored
-  if (message.type === "go") {
-    go(message.warm || null);
-  } else if (message.type === "init") {
-    await start(message);
-  } else if (message.type === "answer" || message.type === "check") {
-    asked = performance.now();
-    if (!answer) {
-      post({ type: message.type, id: message.id, ok: false, error: "engine not ready", transient: true });
-      return;
-    }
-    try {
-      const reply =
-        message.type === "answer"
-          ? answer(message.request, message.locale)
-          : check(message.kind, message.text, message.node, message.locale);
-      post({ type: message.type, id: message.id, reply });
-    } catch (error) {
-      // An unexpected failure: say so without a traceback.
-      post({
-        type: message.type,
-        id: message.id,
-        ok: false,
-        error: "internal",
-        transient: true,
-        detail: String(error).split("\n")[0].slice(0, 200),
-      });
-    }
-  }
+  if (!message || typeof message !== "object" || !Object.hasOwn(RECEIVE, message.type)) return; // nothing the page sends: ignored
+  await RECEIVE[message.type](message);
 };
 
 async function start(message) {
   try {
     await init(message);
   } catch (error) {
-    post({
-      type: "status",
-      state: "error",
-      detail: String(error?.message ? error.message : error).slice(0, 300),
-    });
+    post("status", { state: "error", detail: String(error?.message ? error.message : error).slice(0, 300) });
   }
 }
 

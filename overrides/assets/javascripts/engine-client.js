@@ -1,5 +1,8 @@
 // One engine per page: the module worker that hosts Pyodide, shared by every widget on the page.
-// Widgets ask it questions and listen to its status; none of them holds engine logic.
+// Widgets ask it questions and listen to its status; none of them holds engine logic. The
+// messages are the protocol's (configurator/protocol.js), made by configurator/channel.js.
+
+import { toWorker } from "./configurator/channel.js";
 
 let worker = null;
 let state = "static";
@@ -82,20 +85,7 @@ export function startEngine(widget, warm = null) {
   const booted = globalThis.configuratorBoot;
   globalThis.configuratorBoot = null;
   worker = booted ? booted.worker : new Worker(new URL("configurator-worker.js", import.meta.url), { type: "module" });
-  const onMessage = (event) => {
-    const message = event.data;
-    if (message.type === "status") {
-      state = message.state;
-      if (message.started) started = message.started;
-      for (const listener of listeners) listener(message);
-    } else if (pending.has(message.id)) {
-      // The engine's reply, {ok, result} or {ok: false, error, code, params}, comes as the JSON it wrote.
-      pending.get(message.id)(
-        typeof message.reply === "string" ? { ...message, ...JSON.parse(message.reply) } : message,
-      );
-      pending.delete(message.id);
-    }
-  };
+  const onMessage = (event) => Object.hasOwn(RECEIVE, event.data.type) && RECEIVE[event.data.type](event.data);
   const onError = () => {
     state = "error";
     for (const listener of listeners) listener({ state: "error" });
@@ -107,18 +97,36 @@ export function startEngine(widget, warm = null) {
     for (const event of booted.messages) (event.type === "error" ? onError : onMessage)(event);
     // configurator-boot.js says "go" once the table is on screen; where that script did not
     // run, it is said here once the next frame is painted.
-    if (!booted.going) afterPaint(() => worker.postMessage({ type: "go", warm }));
+    if (!booted.going) afterPaint(() => worker.postMessage(toWorker("go", { warm })));
     return;
   }
   const { locale, pyodide } = widget.dataset;
-  worker.postMessage({ type: "init", shared: sharedRoot(widget).href, locale, pyodide, warm });
+  worker.postMessage(toWorker("init", { shared: sharedRoot(widget).href, locale, pyodide, warm }));
 }
 
-function send(message) {
+// The engine's reply, {ok, result} or {ok: false, error, code, params}, comes as the JSON it wrote.
+function onReply(message) {
+  if (!pending.has(message.id)) return;
+  pending.get(message.id)(typeof message.reply === "string" ? { ...message, ...JSON.parse(message.reply) } : message);
+  pending.delete(message.id);
+}
+
+// What the page does with each type of message the worker sends.
+export const RECEIVE = {
+  status(message) {
+    state = message.state;
+    if (message.started) started = message.started;
+    for (const listener of listeners) listener(message);
+  },
+  answer: onReply,
+  check: onReply,
+};
+
+function send(type, fields) {
   return new Promise((resolve) => {
     const id = nextId++;
     pending.set(id, resolve);
-    worker.postMessage({ ...message, id });
+    worker.postMessage(toWorker(type, { ...fields, id }));
   });
 }
 
@@ -135,7 +143,7 @@ export function askEngine(request, locale) {
     answers.set(key, kept);
     return kept;
   }
-  const pending = send({ type: "answer", request, locale }).then((message) => {
+  const pending = send("answer", { request, locale }).then((message) => {
     if (message.transient) answers.delete(key);
     return message;
   });
@@ -145,5 +153,5 @@ export function askEngine(request, locale) {
 }
 
 export function checkMeasurement(kind, text, node, locale) {
-  return send({ type: "check", kind, text, node, locale });
+  return send("check", { kind, text, node, locale });
 }

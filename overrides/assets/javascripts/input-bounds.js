@@ -1,15 +1,9 @@
 // What the widgets check in what a reader pastes or a link carries, before anything is sent to
 // the engine's worker. Pure functions (no DOM): tests/js/input-bounds.test.mjs runs them in Node.
 
-// Fills {name} slots in one pass with a function: a value holding `$&`, `$'` or `{default}` is
-// shown as typed (String.replace reads `$` patterns in a replacement string).
-export function fill(template, values) {
-  return template.replace(/\{(\w+)\}/g, (whole, key) => (Object.hasOwn(values, key) ? String(values[key]) : whole));
-}
-
 // Why a custom model cannot be sent, or null: nested deeper or holding more values than a
-// config.json (bounds from the engine, fitengine/api.py, through the widget's data attributes),
-// or holding a number JSON cannot carry (1e400 parses as Infinity and would cross as null).
+// config.json (the engine's bounds, configurator/protocol.js LIMITS), or holding a number JSON
+// cannot carry (1e400 parses as Infinity and would cross as null).
 // Iterative, so a link nesting thousands of levels deep cannot overflow the stack.
 export function customProblem(value, depthLimit, valueLimit) {
   const stack = [[value, 1, ""]];

@@ -1,10 +1,10 @@
 // "Measure it yourself": sends the pasted output and the chosen node to the page's engine
 // worker, which parses and judges it; this script only shows the verdict and the matrix.
-import { checkMeasurement, engineState, onEngineStatus, startEngine } from "./engine-client.js";
-import { fill } from "./input-bounds.js";
 
-const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+import { escapeHtml, fill } from "./configurator/format.js";
+import { LIMITS, WORKER_ERRORS } from "./configurator/protocol.js";
+import { checkMeasurement, engineState, onEngineStatus, startEngine } from "./engine-client.js";
+
 const FAULTY_SHOWN = 8; // pairs listed before the matrix; the rest are marked in it
 
 function linkClass(label) {
@@ -24,8 +24,8 @@ class Measure {
     root.querySelector("[data-nojs]").hidden = true;
     this.form.hidden = false;
     this.pending = false;
-    this.maxPaste = Number(root.dataset.maxPaste) || 1000000; // the engine's limit (fitengine/api.py MAX_PASTE)
-    this.maxCards = Number(root.dataset.maxCards) || 8; // the largest node: no matrix is drawn beyond it
+    this.maxPaste = LIMITS.paste; // the engine's limit
+    this.maxCards = Number(root.dataset.maxCards); // the catalog's largest node: no matrix is drawn beyond it
     // No node is chosen for the reader: until they pick theirs, the panel says so.
     this.nodeHelp = root.querySelector("[data-node-help]");
     const nodeChosen = () => (this.nodeHelp.hidden = this.form.node.value !== "");
@@ -83,7 +83,7 @@ class Measure {
           typeof value === "number" ? number.format(value) : value,
         ]),
       );
-      const text = out.error === "internal" ? this.t.error : words ? fill(words, values) : out.error;
+      const text = out.error === WORKER_ERRORS.internal ? this.t.error : words ? fill(words, values) : out.error;
       this.result.replaceChildren(this.errorElement(text));
       return;
     }

@@ -4,6 +4,7 @@
 // buttons from suggestionViews.
 
 import { escapeHtml, fill, resolutionText, users } from "./format.js";
+import { REQUEST } from "./protocol.js";
 
 // "4 × NVIDIA H100 NVL": a node by its cards.
 export function nodeName(t, row, gpuNames) {
@@ -113,7 +114,7 @@ export function answerView(result, ctx) {
 
 // The offered changes when nothing is recommended: [{format, context, concurrency, min_speed,
 // max_ttft, node, text}], each value a field's text ("" where the change leaves the field as it is).
-export const SUGGESTION_KEYS = ["format", "context", "concurrency", "min_speed", "max_ttft"];
+const SUGGESTION_KEYS = REQUEST.suggestion;
 
 export function suggestionViews(result, ctx) {
   const { t, f, gpuNames, formatNames } = ctx;

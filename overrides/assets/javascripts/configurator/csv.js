@@ -4,7 +4,16 @@
 // locale's decimal sign, the rows the reader kept (filters) in the reader's order (sort).
 
 import { nodeName } from "./answer.js";
+import { COLUMNS } from "./protocol.js";
 import { verdictText } from "./table.js";
+
+// A table column's figure for a row: the answer's field the engine names for it (protocol.js
+// COLUMNS, the table's columns), for a kind of model.
+function figure(id, diffusion) {
+  const column = COLUMNS.find((c) => c.id === id);
+  const key = diffusion ? column.key_diffusion : column.key;
+  return (r) => r[key];
+}
 
 // French spreadsheets read a decimal comma and take ";" between cells; English ones "," and ".".
 export function separatorFor(locale) {
@@ -33,18 +42,21 @@ export function csvColumns(t, kind, gpuNames) {
   const diffusion = kind === "diffusion";
   const h = (key) => (diffusion && t[`csv_${key}_diffusion`]) || t[`csv_${key}`];
   const fits = (r) => r.verdict !== "none";
+  const shown = (id) => figure(id, diffusion);
+  // The figures of a node that holds the model (the table shows none for one that does not).
+  const ifFits = (id) => (r) => (fits(r) ? shown(id)(r) : null);
   const columns = [
     { header: h("node"), value: (r) => r.node },
     { header: h("name"), value: (r) => nodeName(t, r, gpuNames) },
     { header: h("verdict"), value: (r) => verdictText(r, kind, t) },
-    { header: h("price_month"), value: (r) => r.price_month_usd, digits: 0 },
+    { header: h("price_month"), value: shown("price_month"), digits: 0 },
   ];
   if (diffusion) {
     columns.push(
-      { header: h("per_mtok"), value: (r) => r.usd_per_reference_hour, digits: 2 },
-      { header: h("per_user"), value: (r) => r.relative_speed, digits: 2 },
+      { header: h("per_mtok"), value: shown("per_mtok"), digits: 2 },
+      { header: h("per_user"), value: shown("per_user"), digits: 2 },
       { header: h("ttft"), value: (r) => (fits(r) ? r.count : null), digits: 0 },
-      { header: h("memory"), value: (r) => r.need_gb, digits: 1 },
+      { header: h("memory"), value: shown("memory"), digits: 1 },
       { header: h("capacity"), value: (r) => r.capacity_gb, digits: 1 },
       {
         header: h("total"),
@@ -52,21 +64,18 @@ export function csvColumns(t, kind, gpuNames) {
       },
     );
   } else {
+    const best = shown("best_per_mtok");
     columns.push(
-      { header: h("per_mtok"), value: (r) => (fits(r) ? r.usd_per_million_tokens_workload : null), digits: 2 },
+      { header: h("per_mtok"), value: ifFits("per_mtok"), digits: 2 },
       { header: h("per_mtok_out"), value: (r) => (fits(r) ? r.usd_per_million_output_tokens : null), digits: 2 },
-      { header: h("per_user"), value: (r) => (fits(r) ? r.decode_tok_s_per_user : null), digits: 1 },
-      { header: h("ttft"), value: (r) => (fits(r) ? r.ttft_s : null), digits: 2 },
-      { header: h("memory"), value: (r) => r.need_gb, digits: 1 },
+      { header: h("per_user"), value: ifFits("per_user"), digits: 1 },
+      { header: h("ttft"), value: ifFits("ttft"), digits: 2 },
+      { header: h("memory"), value: shown("memory"), digits: 1 },
       { header: h("capacity"), value: (r) => r.capacity_gb, digits: 1 },
-      { header: h("total"), value: (r) => (fits(r) ? r.decode_tok_s_total : null), digits: 1 },
-      { header: h("best_per_mtok"), value: (r) => r.best_usd_per_million_output_tokens, digits: 2 },
-      {
-        header: h("best_users"),
-        value: (r) => (r.best_usd_per_million_output_tokens == null ? null : r.best_concurrency),
-        digits: 0,
-      },
-      { header: h("max_users"), value: (r) => (fits(r) ? r.max_users_at_target : null), digits: 0 },
+      { header: h("total"), value: ifFits("total"), digits: 1 },
+      { header: h("best_per_mtok"), value: best, digits: 2 },
+      { header: h("best_users"), value: (r) => (best(r) == null ? null : r.best_concurrency), digits: 0 },
+      { header: h("max_users"), value: ifFits("max_users"), digits: 0 },
     );
   }
   columns.push({ header: h("reason"), value: (r) => r.reason_text });

@@ -1,5 +1,5 @@
-// Numbers and words for the page's locale: Intl.NumberFormat, as Babel writes them at build time
-// (macros/locale_format.py), and the labels' {placeholders} filled.
+// Numbers and words for the page's locale: Intl.NumberFormat's figures, and the labels'
+// {placeholders} filled.
 
 export function formatters(locale) {
   const number = (digits) =>
@@ -27,13 +27,15 @@ export function formatters(locale) {
   };
 }
 
-// "{a} and {b}" with values: a placeholder without a value stays as it is.
+// "{a} and {b}" with values, in one pass: a placeholder without a value stays as it is, and a
+// value holding `$&`, `$'` or `{default}` is shown as typed (String.replace reads `$` patterns
+// in a replacement string, not in what a function returns).
 export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (all, key) => (Object.hasOwn(values, key) ? String(values[key]) : all));
 }
 
 // A catalog resolution ("832 x 480, 5 s") as a page writes it: a times sign, and a duration
-// joined to its unit by a no-break space (macros/locale_format.py, resolution_text).
+// joined to its unit by a no-break space.
 export function resolutionText(text) {
   return String(text)
     .replace(/ x /g, " × ")

@@ -2,9 +2,10 @@
 // (macros/fitengine/errors.py), the words are the page's (macros/i18n.py, err_<code>).
 
 import { fill } from "./format.js";
+import { ERROR_FIELDS, WORKER_ERRORS } from "./protocol.js";
 
 export function engineMessage(out, t, f) {
-  if (out.error === "internal") return t.status_error;
+  if (out.error === WORKER_ERRORS.internal) return t.status_error;
   const template = out.code ? t[`err_${out.code}`] : undefined;
   if (!template) return out.error; // a refusal the page has no words for yet: the engine's own
   const values = {};
@@ -18,16 +19,16 @@ export function engineMessage(out, t, f) {
   return fill(template, values);
 }
 
-// Which field a refusal is about (its message goes beside it), or null.
+// The fields that hold a reader's own model: any refusal of a request carrying one is about it.
+const CUSTOM = { config: (request) => Boolean(request.config), totals: (request) => Boolean(request.totals) };
+
+// Which field a refusal is about (its message goes beside it), or null: the engine's list of
+// codes and code prefixes by field (protocol.js ERROR_FIELDS); a custom model's go beside it.
 export function fieldFor(out, request) {
   const code = out.code || "";
-  if (code.startsWith("config_") || request.config) return "config";
-  if (code === "missing_totals" || code === "totals_positive" || code === "active_exceeds_total" || request.totals)
-    return "totals";
-  if (code === "context_too_long" || code === "request_exceeds_context") return "context";
-  if (code === "concurrency_range") return "concurrency";
-  if (code === "runtime_format" || code === "unknown_runtime") return "runtime";
-  if (code.startsWith("kv_cache")) return "kv_cache";
-  if (code.startsWith("layout_") || code === "parallel_range" || code.startsWith("expert_parallel_")) return "layout";
+  for (const [field, { codes, prefixes }] of Object.entries(ERROR_FIELDS)) {
+    if (codes.includes(code) || prefixes.some((prefix) => code.startsWith(prefix)) || CUSTOM[field]?.(request))
+      return field;
+  }
   return null;
 }

@@ -2,19 +2,14 @@
 // &min_speed=…&max_ttft=… (the target; + runtime, kv_cache, a forced layout's tensor_parallel,
 // pipeline_parallel, expert_parallel, data_parallel, and custom= for a reader's own model, base64url JSON).
 
+import { REQUEST } from "./protocol.js";
+
 export const URL_VERSION = "1";
 // The workload's numbers: whole (context, users) and decimal (the target), as the form holds them.
-export const WHOLE_FIELDS = ["context", "concurrency"];
-export const TARGET_FIELDS = ["min_speed", "max_ttft"];
+export const WHOLE_FIELDS = REQUEST.whole;
+export const TARGET_FIELDS = REQUEST.target;
 // Choices that change the engine's question beside the model and the workload (absent: the default).
-export const OPTIONS = [
-  "runtime",
-  "kv_cache",
-  "tensor_parallel",
-  "pipeline_parallel",
-  "expert_parallel",
-  "data_parallel",
-];
+export const OPTIONS = REQUEST.options;
 
 export function encodeCustom(value) {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
