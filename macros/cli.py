@@ -23,8 +23,9 @@ from typing import Any
 
 from macros.catalog_loader import CATALOG_DIR, CatalogError, load_catalog
 from macros.fitengine import EngineError, check_measurement, describe, evaluate, from_hf_config, render
-from macros.fitengine.api import IMAGE_REFUSED, MEASUREMENTS, summary
+from macros.fitengine.api import IMAGE_REFUSED, summary
 from macros.fitengine.catalog import Catalog
+from macros.fitengine.measure import MEASUREMENTS
 
 
 def _parser() -> argparse.ArgumentParser:

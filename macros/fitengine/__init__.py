@@ -4,7 +4,7 @@ Pure standard library, no I/O, deterministic: the same files run at build time (
 in the reader's browser (Pyodide). Nothing here imports from the rest of `macros/`.
 """
 
-from .api import Evaluation, answer, check_measurement, evaluate, link_class
+from .api import Evaluation, answer, evaluate, link_class
 from .architecture import Architecture, Mla, Moe, Params, count_params
 from .catalog import Catalog, DiffusionModel, Format, Gpu, Llm, Node
 from .checkpoint import Checkpoint, unquantized_parts
@@ -13,6 +13,7 @@ from .diffusion import DiffusionFit, fit_diffusion
 from .errors import EngineError
 from .fit import NodeFit, fit_all, fit_node
 from .hfconfig import from_hf_config, from_totals
+from .measure import check_measurement
 from .memory import kv_bytes_per_card, kv_bytes_per_token, weight_bytes
 from .reasons import Reason, render
 from .speed import allreduce_seconds, gradient_allreduce_seconds

@@ -18,16 +18,13 @@ from .catalog import Catalog, Node
 from .diffusion import fit_diffusion
 from .errors import EngineError, shown, unknown
 from .fit import Unpriced, fit_nodes
-from .health import check_allreduce, check_nvlink, check_topology, differs, expected_matrix
 from .hfconfig import from_hf_config, from_totals
 from .memory import kv_bytes_per_token
-from .nccl_tests import parse_allreduce
-from .nvidia_smi import parse_nvlink_status, parse_topo
+from .numbers import english
 from .protocol import (
     CUSTOM_CHARS,
     CUSTOM_DEPTH,
     LAYOUT_KEYS,
-    MAX_PASTE,
     OPTION_KEYS,
     REQUEST_KEYS,
     SUGGESTION_KEYS,
@@ -81,10 +78,6 @@ LINK_CLASSES = ("one-card", "pcie", "nvlink-bridge", "nvlink")
 _DIGITS = re.compile(r"[0-9]{1,12}")
 # A number written in decimal digits: at most 12 before the point and 12 after it.
 _DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{0,12})?|\.[0-9]{1,12}")
-
-
-def _number(value: float) -> str:
-    return f"{value:,.1f}"
 
 
 def _whole(request: dict[str, Any], key: str) -> int | None:
@@ -180,7 +173,7 @@ def answer(
     catalog: Catalog,
     request: dict[str, Any],
     words: Mapping[str, str] | None = None,
-    number: Callable[[float], str] = _number,
+    number: Callable[[float], str] = english,
 ) -> dict[str, Any]:
     """Every node's answer to a request {model | config | totals, format, context, concurrency}.
 
@@ -436,7 +429,7 @@ def model_read(model: Any) -> dict[str, Any]:
 
 
 def with_reason_text(
-    result: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str] = _number
+    result: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str] = english
 ) -> dict[str, Any]:
     """A copy of an answer whose rows carry their reasons as sentences in `words`' language."""
     rows = [{**row, "reason_text": _reason_text(row, words, number)} for row in result["rows"]]
@@ -488,59 +481,3 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "fits": len(fits),
         "meets": len(meeting),
     }
-
-
-MEASUREMENTS = ("topo", "nvlink", "allreduce")
-
-
-def check_measurement(
-    catalog: Catalog,
-    kind: str,
-    text: str,
-    node_id: str,
-    words: Mapping[str, str] | None = None,
-    number: Callable[[float], str] = _number,
-) -> dict[str, Any]:
-    """Judge a pasted `topo -m`, `nvlink --status` or `all_reduce_perf` output against a node.
-
-    For a `topo -m` matrix of the node's size: `matrix` as read, `expected` what the node should
-    show (NV#, SYS, or PCIe for any PCIe label) and `differs`, the cells that are not that.
-
-    Raises EngineError when the text is not such an output or the node is unknown.
-    """
-    if kind not in MEASUREMENTS:
-        raise EngineError(f"unknown measurement {shown(kind)}; choose one of: {', '.join(MEASUREMENTS)}")
-    node = next((n for n in catalog.nodes if n.id == node_id), None)
-    if node is None:
-        raise EngineError(f"unknown node {shown(node_id, 60)}; choose one of: {', '.join(n.id for n in catalog.nodes)}")
-    if not isinstance(text, str):
-        raise EngineError("the paste must be text")
-    if len(text) > MAX_PASTE:
-        raise EngineError(f"the paste holds {len(text):,} characters; at most {MAX_PASTE:,} are read")
-    matrix = None
-    drawn: dict[str, Any] = {}
-    if kind == "topo":
-        topo = parse_topo(text)
-        health = check_topology(catalog, node, topo)
-        if topo.gpus == node.count:  # a matrix of another size is judged, not drawn
-            matrix = [[("X" if i == j else topo.label(i, j)) for j in range(topo.gpus)] for i in range(topo.gpus)]
-            expected = expected_matrix(catalog, node)
-            drawn = {
-                "expected": expected,
-                "differs": [
-                    [differs(a, b) for a, b in zip(row, want, strict=True)]
-                    for row, want in zip(matrix, expected, strict=True)
-                ],
-            }
-    elif kind == "nvlink":
-        health = check_nvlink(catalog, node, parse_nvlink_status(text))
-    else:
-        health = check_allreduce(catalog, node, parse_allreduce(text))
-    result = health.to_dict()
-    for item, finding in zip(result["reasons"], health.findings, strict=True):
-        item["text"] = render(Reason(finding.reason.code, finding.reason.params), words, number)
-    result["matrix"] = matrix
-    # The matrix the node should show, and which cells differ from it (expected_label).
-    result["expected"] = drawn.get("expected")
-    result["differs"] = drawn.get("differs")
-    return result

@@ -13,9 +13,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .api import answer, check_measurement
+from .api import answer
 from .catalog import Catalog
 from .errors import EngineError, shown
+from .measure import check_measurement
 from .numbers import fixed_formatter
 from .reasons import REASON_DIGITS
 

@@ -44,3 +44,8 @@ def fixed_formatter(digits: int, group: str, decimal: str) -> Callable[[float], 
 
 
 __all__ = ["fixed", "fixed_formatter", "rounded"]
+
+
+def english(value: float) -> str:
+    """A number as the engine's English sentences write it when the caller gives no formatter."""
+    return f"{value:,.1f}"

@@ -14,7 +14,7 @@ from html import escape
 
 from macros.build.pyodide_dist import pyodide_version
 from macros.fitengine import Catalog
-from macros.fitengine.api import MEASUREMENTS
+from macros.fitengine.measure import MEASUREMENTS
 from macros.i18n import MEASURE
 
 
