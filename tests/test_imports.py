@@ -163,3 +163,13 @@ def test_the_command_line_still_runs_as_documented():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("catalog OK:")
+
+
+MODULE_LINES = 500  # a Python module longer than this holds more than one concern
+
+
+def test_no_python_module_of_the_site_holds_more_than_one_concern_s_lines():
+    long = {
+        name: n for name, path in MODULES.items() if (n := len(path.read_text("utf-8").splitlines())) > MODULE_LINES
+    }
+    assert not long, f"modules over {MODULE_LINES} lines: {long}"
