@@ -244,7 +244,7 @@ def test_gnu_msgfmt_accepts_the_french_catalog():
 # has already refused in its words (MEASURE's too_long) or cannot send (its own select's values).
 UNWORDED = {
     "browser.py": ("no messages for the locale", "the request is not JSON"),
-    "api.py": ("unknown measurement", "unknown node", "the paste must be text", "the paste holds"),
+    "measure.py": ("unknown measurement", "unknown node", "the paste must be text", "the paste holds"),
 }
 
 

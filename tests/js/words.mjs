@@ -1,4 +1,4 @@
-// The page's words the new modules' tests fill, as macros/i18n.py writes them in English (the
+// The page's words the new modules' tests fill, as macros/i18n/widget.py writes them in English (the
 // templates only: each test states the values it fills them with).
 export const t = {
   fallback: "“{value}” is not in the catalog; showing {default}.",

@@ -1,6 +1,6 @@
 // The site's own small enhancements to Material's pages. No engine logic lives here.
 (() => {
-  // The page's words, written by the build in its own language (macros/i18n.py, SITE).
+  // The page's words, written by the build in its own language (macros/i18n/site.py, SITE).
   const wordsElement = document.getElementById("site-words");
   const words = wordsElement ? JSON.parse(wordsElement.textContent) : {};
 

@@ -1,5 +1,5 @@
 // The result card: its texts by slot, from an engine answer (an empty text hides its line), and
-// its markup. The build runs answerHtml under Node (macros/node_render.py) for the page's first
+// its markup. The build runs answerHtml under Node (macros/render/node_render.py) for the page's first
 // card; the widget then patches the slots with answerView's texts and writes the suggestions'
 // buttons from suggestionViews.
 

@@ -1,5 +1,5 @@
 // The configurator's answer as the build writes it into the page, from the modules the widget
-// draws with: the build runs widgetMarkup under Node (macros/node_render.py), so the page's
+// draws with: the build runs widgetMarkup under Node (macros/render/node_render.py), so the page's
 // first card, table, chart and summary are these modules' output, numbers in Intl's formatting
 // as the widget writes them afterwards. The widget itself never calls this module.
 

@@ -1,5 +1,5 @@
 // The engine's refusals in the page's language: the engine returns a code and its parameters
-// (macros/fitengine/errors.py), the words are the page's (macros/i18n.py, err_<code>).
+// (macros/fitengine/errors.py), the words are the page's (macros/i18n/widget.py, err_<code>).
 
 import { fill } from "./format.js";
 import { ERROR_FIELDS, WORKER_ERRORS } from "./protocol.js";

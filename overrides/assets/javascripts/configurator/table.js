@@ -1,6 +1,6 @@
 // The table's rows: what each cell shows and what each row carries for sorting, filtering and
 // the chart. The one writer of the table's markup: the build runs tableHtml under Node
-// (macros/node_render.py) for the page's first table, and the widget writes whole rows with
+// (macros/render/node_render.py) for the page's first table, and the widget writes whole rows with
 // rowHtml when the nodes change, patching cells in place otherwise.
 // The columns are the engine's (fitengine.api.TABLE_COLUMNS), read from the page: `columns` is
 // the widget's `data-columns`, [{id, sort: "text" | "number", key, key_diffusion}].
