@@ -59,8 +59,8 @@ class Column:
 
 # The configurator's table, ordered by what decides: the node, whether it fits, what it costs,
 # how fast it answers (the reason for a verdict unfolds under it, in the verdict's cell). The
-# build writes these columns and the browser reads the same list from
-# the page (the widget's `data-columns`), so neither types it again.
+# build's table and the browser's are written from this list (the browser's copy is protocol.js's
+# COLUMNS, written from it), so neither types it again.
 TABLE_COLUMNS: tuple[Column, ...] = (
     Column("node", "text"),
     Column("verdict", "text"),

@@ -21,7 +21,6 @@ from macros.fitengine.api import (
     LAYOUT_KEYS,
     LIMITS,
     LINK_CLASSES,
-    TABLE_COLUMNS,
     with_reason_text,
 )
 from macros.fitengine.reasons import REASON_DIGITS
@@ -33,9 +32,6 @@ from macros.render.node_render import BUILD_WIDTH, widget_markup
 
 # Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
 NEEDS_JS = " data-needs-js disabled"
-# The table's columns and what each sorts on, the engine's: the page hands them to the widget
-# (`data-columns`), and the build's table is written from the same list.
-COLUMNS = [c.to_dict() for c in TABLE_COLUMNS]
 
 
 def _raw(value: Any) -> str:
@@ -80,7 +76,6 @@ class ConfiguratorHtml:
             "data-default-max-ttft": _raw(a.target_ttft_s),
             "data-default-input": str(a.default_input_tokens),
             "data-default-output": str(a.default_output_tokens),
-            "data-columns": json.dumps(COLUMNS, separators=(",", ":")),
         }
         if compact:
             attrs["data-compact"] = ""
@@ -143,8 +138,8 @@ class ConfiguratorHtml:
         return widget_markup(self.locale, result, self.markup_context(model, fmt, compact))
 
     def markup_context(self, model: str, fmt: str, compact: bool = False) -> dict[str, Any]:
-        """What the widget's modules read besides the answer: the words, the names, the columns
-        and the catalog's defaults (markup.js's `ctx`)."""
+        """What the widget's modules read besides the answer: the words, the names and the
+        catalog's defaults (markup.js's `ctx`; the columns are protocol.js's)."""
         c, a = self.catalog, self.catalog.assumptions
         return {
             "t": self.t,
@@ -152,7 +147,6 @@ class ConfiguratorHtml:
             "format": fmt,
             "formatNames": {f.id: f.name for f in c.formats.values()},
             "gpuNames": {g.id: g.name for g in c.gpus.values()},
-            "columns": COLUMNS,
             "compact": compact,
             "width": BUILD_WIDTH,
             "defaults": {

@@ -1,16 +1,10 @@
-// The table's rows follow the column list the page hands them (the engine's TABLE_COLUMNS, in the
-// widget's data-columns): no list of columns is typed in the widget.
+// The table's rows follow the column list they are handed (the engine's TABLE_COLUMNS, carried by
+// protocol.js's COLUMNS): no list of columns is typed in the widget.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
-import {
-  readColumns,
-  rowData,
-  rowHtml,
-  tableHtml,
-  targetLook,
-} from "../../overrides/assets/javascripts/configurator/table.js";
+import { rowData, rowHtml, tableHtml, targetLook } from "../../overrides/assets/javascripts/configurator/table.js";
 import { VERDICT_WORDS } from "./verdict-words.mjs";
 
 const t = {
@@ -55,11 +49,6 @@ const row = {
   reason_text: "Fits.",
 };
 const col = (id, sort, key = null, key_diffusion = null) => ({ id, sort, key, key_diffusion });
-
-test("the columns are read from the page's data-columns", () => {
-  const columns = [col("node", "text"), col("price_month", "number", "price_month_usd", "price_month_usd")];
-  assert.deepEqual(readColumns({ dataset: { columns: JSON.stringify(columns) } }), columns);
-});
 
 test("a row's cells and sort values follow the list it is given, in its order", () => {
   const columns = [

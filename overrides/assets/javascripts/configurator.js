@@ -16,11 +16,10 @@ import { linkSearch, readLink } from "./configurator/link.js";
 import { Live } from "./configurator/live.js";
 import { engineMessage, fieldFor } from "./configurator/messages.js";
 import { chartPoints } from "./configurator/plot.js";
-import { REQUEST } from "./configurator/protocol.js";
+import { COLUMNS, REQUEST } from "./configurator/protocol.js";
 import { hasCustomInput, isDefaultWorkload, readRequest } from "./configurator/request.js";
 import { DEFAULT_SORT, Rows } from "./configurator/rows.js";
 import { copyText, csvDownload } from "./configurator/share.js";
-import { readColumns } from "./configurator/table.js";
 import { FILTERS } from "./configurator/view-state.js";
 import {
   afterPaint,
@@ -56,7 +55,7 @@ class Configurator {
       t: this.t,
       f: this.f,
       locale: this.locale,
-      columns: readColumns(root), // the engine's list, as the build wrote it into the page
+      columns: COLUMNS, // the engine's list (protocol.js)
       gpuNames: optionNames(root.querySelector('[data-filter="gpu"]')),
     };
     this.result = null;

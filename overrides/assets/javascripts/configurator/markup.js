@@ -6,6 +6,7 @@
 import { answerHtml, answerView, nodeName } from "./answer.js";
 import { chartHighlight, chartPoints, chartSvg } from "./chart.js";
 import { escapeHtml, fill, resolutionText, users } from "./format.js";
+import { COLUMNS } from "./protocol.js";
 import { answeredQuestion, introText } from "./question.js";
 import { defaultOrder } from "./sort.js";
 import { summaryView } from "./summary.js";
@@ -59,7 +60,7 @@ export function targetSource(t, f, defaults) {
 }
 
 // Every piece of the widget that shows an answer, as HTML (text pieces escaped), for one answer.
-// ctx: {t, f, locale, model, format (ids), formatNames, gpuNames, columns, compact, width,
+// ctx: {t, f, locale, model, format (ids), formatNames, gpuNames, columns (protocol.js's if left out), compact, width,
 // defaults: {context, concurrency, input, output, min_speed, max_ttft}}
 export function widgetMarkup(result, ctx) {
   const { t, f, gpuNames, defaults } = ctx;
@@ -86,7 +87,7 @@ export function widgetMarkup(result, ctx) {
     target_source: escapeHtml(targetSource(t, f, defaults)),
     noscript: escapeHtml(noscriptText(result, ctx)),
     card: answerHtml(result, cardCtx),
-    table: tableHtml(result, ctx),
+    table: tableHtml(result, { columns: COLUMNS, ...ctx }),
     fold: escapeHtml(fill(t.show_none, { n: f.number(folded, 0) })),
     chart_question: escapeHtml(view.question),
     chart,

@@ -2,17 +2,12 @@
 // the chart. The one writer of the table's markup: the build runs tableHtml under Node
 // (macros/render/node_render.py) for the page's first table, and the widget writes whole rows with
 // rowHtml when the nodes change, patching cells in place otherwise.
-// The columns are the engine's (fitengine.api.TABLE_COLUMNS), read from the page: `columns` is
-// the widget's `data-columns`, [{id, sort: "text" | "number", key, key_diffusion}].
+// The columns are the engine's (fitengine.api.TABLE_COLUMNS, carried by protocol.js's COLUMNS):
+// `columns` is that list, [{id, sort: "text" | "number", key, key_diffusion}].
 
 import { nodeName } from "./answer.js";
 import { escapeHtml, fill, users } from "./format.js";
 import { defaultOrder } from "./sort.js";
-
-// The columns the page declares (its `data-columns`, written by the build from the engine's list).
-export function readColumns(root) {
-  return JSON.parse(root.dataset.columns);
-}
 
 // A column's name for a kind of model (image models name some columns otherwise).
 export function columnLabel(t, col, kind) {
