@@ -60,8 +60,9 @@ export function targetSource(t, f, defaults) {
 }
 
 // Every piece of the widget that shows an answer, as HTML (text pieces escaped), for one answer.
-// ctx: {t, f, locale, model, format (ids), formatNames, gpuNames, columns (protocol.js's if left out), compact, width,
-// defaults: {context, concurrency, input, output, min_speed, max_ttft}}
+// ctx: {t, f, locale, model, format (ids), formatNames, gpuNames, compact, width,
+// defaults: {context, concurrency, input, output, min_speed, max_ttft}}, and columns (protocol.js's
+// COLUMNS where left out).
 export function widgetMarkup(result, ctx) {
   const { t, f, gpuNames, defaults } = ctx;
   const formatName = ctx.formatNames[ctx.format] || ctx.format;
