@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from html import unescape
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from macros.render.node_render import BUILD_WIDTH
 
 from .conftest import ROOT
+from .node_script import run_module
 from .test_site import LOCALES, page_file
 
 MODULES = ROOT / "overrides" / "assets" / "javascripts" / "configurator"
@@ -70,14 +70,7 @@ def drawn_by_the_module(html: str, locale: str) -> str:
         "highlight": highlight,
     }
     urls = tuple(json.dumps((MODULES / name).as_uri()) for name in ("chart.js", "format.js"))
-    done = subprocess.run(
-        ["node", "--no-warnings", "--input-type=module", "-e", DRAW % urls],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
+    return run_module(DRAW % urls, request)
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from html import unescape
 from typing import Any
 
@@ -25,6 +24,7 @@ from macros.messages import engine_words
 from macros.render.configurator_html import ConfiguratorHtml
 
 from .conftest import ROOT
+from .node_script import run_module
 
 MODULES = ROOT / "overrides" / "assets" / "javascripts" / "configurator"
 # What the widget does with an answer once it runs, for the same answer and words.
@@ -73,14 +73,7 @@ def widget_does(html: ConfiguratorHtml, result: dict[str, Any], fmt: str) -> dic
         "columns": [c.to_dict() for c in TABLE_COLUMNS],
         "request": {"format": fmt, "context": a.default_context, "concurrency": a.default_concurrency},
     }
-    done = subprocess.run(
-        ["node", "--no-warnings", "--input-type=module", "-e", WIDGET % urls],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(done.stdout)
+    return json.loads(run_module(WIDGET % urls, payload))
 
 
 def the_answer(html: ConfiguratorHtml, model: str, fmt: str) -> dict[str, Any]:
