@@ -79,11 +79,14 @@ class Load:
 
 
 def load_at(serving: Serving, work: Workload, sizing: Sizing, batch: int, communicate: bool = True) -> Load:
-    def make() -> Load:
+    # A replica with no collectives (one card) has one steady state, with or without them.
+    key = ("load", batch, communicate or serving.alone)
+    found = serving.memo.get(key)  # asked again and again by the searches: looked up first
+    if found is None:
         admitted = sizing.in_flight(serving.layout)
-        return Load(serving.steady(batch, admitted, work.input_tokens, work.output_tokens, communicate))
-
-    return serving.kept(("load", batch, communicate), make)
+        found = Load(serving.steady(batch, admitted, work.input_tokens, work.output_tokens, communicate))
+        serving.memo[key] = found
+    return found  # type: ignore[return-value]
 
 
 def speed_at(

@@ -113,13 +113,19 @@ class Serving:
     pp_link: GroupLink | None
     compute_tflops: float
     ep_link: GroupLink | None = None  # all the cards of a data-parallel replica (dp > 1)
-    _memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
+    # What this replica has worked out, by question (its steady states, prefills, collectives).
+    memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def alone(self) -> bool:
+        """Whether the replica runs no collective (one card: no link to cross)."""
+        return self.tp_link is None and self.pp_link is None and self.ep_link is None
 
     def kept(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
         """What `make` gives, made once per `key` for this replica (the nodes of a card share it)."""
-        found = self._memo.get(key)
+        found = self.memo.get(key)
         if found is None:
-            found = self._memo[key] = make()
+            found = self.memo[key] = make()
         return found  # type: ignore[return-value]
 
     @cached_property
@@ -135,9 +141,12 @@ class Serving:
         experts it touches, one embedding row per token. With data-parallel attention the experts
         are those the `node_tokens` of every rank touch, spread over the ranks."""
         shared, expert_bytes, embeddings = self._weights
-        rows = embeddings * min(tokens, self.arch.vocab) / self.arch.vocab
+        vocab = self.arch.vocab
+        rows = embeddings * min(tokens, vocab) / vocab
         dp = self.layout.dp
         if dp == 1:
+            if self.arch.moe is None or self.params.experts == 0:  # no expert touched (experts_touched's 0)
+                return shared + rows
             return shared + experts_touched(self.arch, self.params, tokens) * expert_bytes + rows
         touched = experts_touched(self.arch, self.params, node_tokens or tokens * dp)
         return shared + touched * expert_bytes / dp + rows
@@ -164,20 +173,26 @@ class Serving:
         in the same step (0: every rank as busy as this one), whose expert work the rank's cards
         share.
         """
-        bandwidth, throughput, per_pair, fixed = self._step_terms
+        bandwidth, throughput, per_pair, fixed, per_sequence = self._step_terms
         per_prompt_pair, per_context_token = self._prompt_terms
-        dp = self.layout.dp
+        lay = self.layout
+        dp, tp = lay.dp, lay.tp
         node_tokens = node_tokens or tokens * dp
-        memory = (self.weights_read(tokens, node_tokens) / self.layout.tp + kv_read) / bandwidth
+        memory = (self.weights_read(tokens, node_tokens) / tp + kv_read) / bandwidth
         matmul_token, experts_token = self._matmul_terms
         if dp == 1:
             matmul = matmul_token * tokens
         else:
             matmul = (matmul_token - experts_token) * tokens + experts_token * node_tokens / dp
         attention = per_pair * attended + per_prompt_pair * prompt_pairs + per_context_token * prompt_context
-        compute = (matmul + attention) / self.layout.tp / throughput
-        comm = self._communication(tokens, node_tokens) if communicate else 0.0
-        fixed += sequences * self.runtime.sequence_overhead_s
+        compute = (matmul + attention) / tp / throughput
+        comm = 0.0
+        if communicate and not self.alone:
+            key = ("communication", tokens, node_tokens)
+            comm = self.memo.get(key)  # type: ignore[assignment]
+            if comm is None:
+                comm = self.memo[key] = self._collectives(tokens, node_tokens)
+        fixed += sequences * per_sequence
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
 
     @cached_property
@@ -187,9 +202,9 @@ class Serving:
         return 2 * (p.active - p.embeddings), 2 * p.experts_active
 
     @cached_property
-    def _step_terms(self) -> tuple[float, float, float, float]:
+    def _step_terms(self) -> tuple[float, float, float, float, float]:
         """What every step shares: bytes per second reached, operations per second reached,
-        attention operations per token pair, and the fixed cost of its layers."""
+        attention operations per token pair, the fixed cost of its layers, and of each sequence."""
         arch, rt = self.arch, self.runtime
         share = self.fmt.kernel_share  # a format whose kernels run slower than the runtime's best (NF4)
         bandwidth = self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency * share
@@ -201,7 +216,7 @@ class Serving:
             fixed += moe_layers * rt.marlin_moe_layer_overhead_s
         if arch.mla is not None:
             fixed += arch.layers * rt.mla_layer_overhead_s
-        return bandwidth, throughput, per_pair, fixed
+        return bandwidth, throughput, per_pair, fixed, rt.sequence_overhead_s
 
     @cached_property
     def _prompt_terms(self) -> tuple[float, float]:
@@ -230,13 +245,6 @@ class Serving:
         # Attention work per token pair is per layer; windowed layers are bounded in `attended`
         # by the caller only roughly, so count every layer: the floor errs on the slow side.
         return float(self.arch.layers)
-
-    def _communication(self, tokens: int, node_tokens: int) -> float:
-        key = ("communication", tokens, node_tokens)
-        found = self._memo.get(key)
-        if found is None:
-            found = self._memo[key] = self._collectives(tokens, node_tokens)
-        return found  # type: ignore[return-value]
 
     def _collectives(self, tokens: int, node_tokens: int) -> float:
         arch, lay = self.arch, self.layout
@@ -273,8 +281,13 @@ class Serving:
 
     def kv_card(self, length: float) -> float:
         """KV bytes one sequence of `length` tokens keeps on a card, summed over the pipeline stages."""
-        lay = self.layout
-        return kv_bytes_per_card(self.arch, math.ceil(length), self.kv_bytes, lay.tp, lay.pp) * lay.pp
+        key = ("kv", length)
+        found = self.memo.get(key)
+        if found is None:
+            lay = self.layout
+            found = kv_bytes_per_card(self.arch, math.ceil(length), self.kv_bytes, lay.tp, lay.pp) * lay.pp
+            self.memo[key] = found
+        return found  # type: ignore[return-value]
 
     def prefill_seconds(
         self,
@@ -291,7 +304,10 @@ class Serving:
         if prompt <= 0:
             return 0.0
         key = ("prefill", prompt, others, others_length, communicate, node_others)
-        return self.kept(key, lambda: self._prefill(prompt, others, others_length, communicate, node_others))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self._prefill(prompt, others, others_length, communicate, node_others)
+        return found  # type: ignore[return-value]
 
     def prefill_chunks(self, prompt: int, others: int = 0) -> int:
         """Steps one prompt's prefill takes beside `others` decoding sequences."""
@@ -346,7 +362,10 @@ class Serving:
         closed loop: the answered requests' rate times the users).
         """
         key = ("steady", users, in_flight, prompt, answer, communicate)
-        return self.kept(key, lambda: self._steady(users, in_flight, prompt, answer, communicate))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self._steady(users, in_flight, prompt, answer, communicate)
+        return found  # type: ignore[return-value]
 
     def _steady(self, users: int, in_flight: int, prompt: int, answer: int, communicate: bool) -> Steady:
         # With data-parallel attention the users and admitted requests are spread over the ranks;
