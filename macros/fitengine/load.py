@@ -13,7 +13,7 @@ from .catalog import Catalog, Gpu, Node, Runtime
 from .layout import Layout
 from .serving import Serving, Steady
 from .sizing import Sizing
-from .topology import group_link
+from .topology import GroupLink, group_link
 from .units import SECONDS_PER_HOUR
 from .workloads import MAX_CONCURRENCY, Workload
 
@@ -28,16 +28,25 @@ def spread(users: int, replicas: int) -> list[tuple[int, int]]:
 def serving_of(
     catalog: Catalog, work: Workload, node: Node, gpu: Gpu, runtime: Runtime, sizing: Sizing, layout: Layout
 ) -> Serving:
-    key = (layout, group_link(catalog, node, layout.tp), group_link(catalog, node, layout.cards))
+    tp_link, all_link = group_link(catalog, node, layout.tp), group_link(catalog, node, layout.cards)
+    key = (layout, tp_link, all_link)
     serving = sizing.servings.get(key)
     if serving is None:
-        serving = sizing.servings[key] = _new_serving(catalog, work, node, gpu, runtime, sizing, layout)
+        serving = sizing.servings[key] = _new_serving(catalog, work, gpu, runtime, sizing, layout, tp_link, all_link)
     return serving
 
 
 def _new_serving(
-    catalog: Catalog, work: Workload, node: Node, gpu: Gpu, runtime: Runtime, sizing: Sizing, layout: Layout
+    catalog: Catalog,
+    work: Workload,
+    gpu: Gpu,
+    runtime: Runtime,
+    sizing: Sizing,
+    layout: Layout,
+    tp_link: GroupLink | None,
+    all_link: GroupLink | None,
 ) -> Serving:
+    """A replica of `layout`, `tp_link` joining its tensor-parallel cards, `all_link` all its cards."""
     a = catalog.assumptions
     fp8_compute = work.format.id == "fp8" and gpu.architecture in work.format.native and gpu.fp8_tflops
     tflops = gpu.fp8_tflops if fp8_compute and gpu.fp8_tflops else gpu.bf16_tflops
@@ -52,10 +61,10 @@ def _new_serving(
         unquantized=sizing.unquantized,
         activation_bytes=a.activation_bytes,
         allreduces_per_layer=a.allreduces_per_layer,
-        tp_link=group_link(catalog, node, layout.tp) if layout.tp > 1 else None,
-        pp_link=group_link(catalog, node, layout.cards) if layout.pp > 1 else None,
+        tp_link=tp_link if layout.tp > 1 else None,
+        pp_link=all_link if layout.pp > 1 else None,
         compute_tflops=tflops,
-        ep_link=group_link(catalog, node, layout.cards) if layout.dp > 1 else None,
+        ep_link=all_link if layout.dp > 1 else None,
     )
 
 

@@ -30,6 +30,18 @@ def group_link(catalog: Catalog, node: Node, cards: int) -> GroupLink | None:
         return None
     if cards > node.count:
         raise ValueError(f"{node.id} has {node.count} cards, not {cards}")
+    # Asked for every layout the searches try: each node's groups are worked out once a catalog.
+    groups = catalog.memo.get("group_links")
+    if groups is None:
+        groups = catalog.memo["group_links"] = {}
+    key = (node.id, cards)
+    found = groups.get(key)
+    if found is None:
+        found = groups[key] = _group_link(catalog, node, cards)
+    return found
+
+
+def _group_link(catalog: Catalog, node: Node, cards: int) -> GroupLink:
     gpu = catalog.gpus[node.gpu]
     topology = catalog.topologies[node.topology]
     if gpu.nvlink is not None and topology.nvlink == "sxm":
