@@ -56,6 +56,10 @@ def test_the_warm_up_asks_every_model_and_format_and_each_is_answered(catalog):
     s = session(catalog)
     requests = json.loads(s.warm_requests_json())
     assert {r["model"] for r in requests} == {*catalog.llms, *catalog.diffusion}
+    # Each of one node, and every node asked every question (a short hold of the worker each).
+    questions = {json.dumps({k: v for k, v in r.items() if k != "node"}, sort_keys=True) for r in requests}
+    assert len(requests) == len(questions) * len(catalog.nodes)
+    assert {r["node"] for r in requests} == {n.id for n in catalog.nodes}
     assert {r["format"] for r in requests if r["model"] in catalog.llms} == set(catalog.formats)
     assert len({json.dumps(r, sort_keys=True) for r in requests}) == len(requests)  # no question twice
     for request in requests:

@@ -57,16 +57,18 @@ class Session:
         as once it has run a while. Answering these, one per task while the reader reads, gets
         that done (half a second of the browser's time; once through the list did half as much
         good): every language model twice, the formats in turn, contexts and users varied, and
-        every image or video model at its published format.
+        every image or video model at its published format. Each is asked of one node at a time:
+        a question about the whole catalog holds the worker for up to 50 ms, one node's for a
+        millisecond or two, and a reader's question that arrives meanwhile waits for it.
         """
         c = self.catalog
         formats = list(c.formats)
         contexts = (c.assumptions.default_context, 8192, 32768, 2048)
         users = (1, 8, 32, 4)
-        out: list[dict[str, Any]] = []
+        questions: list[dict[str, Any]] = []
         for turn in (0, 1):
             for i, model in enumerate(c.llms.values(), start=turn * 3):
-                out.append(
+                questions.append(
                     {
                         "model": model.id,
                         "format": formats[i % len(formats)],
@@ -75,8 +77,8 @@ class Session:
                     }
                 )
         for model in c.diffusion.values():
-            out.append({"model": model.id, "format": model.native_format or formats[0]})
-        return json.dumps(out)
+            questions.append({"model": model.id, "format": model.native_format or formats[0]})
+        return json.dumps([{**question, "node": node.id} for question in questions for node in c.nodes])
 
     def check_json(self, kind: str, text: str, node: str, locale: str, number: Number) -> str:
         """The engine's judgement of a pasted measurement, as JSON."""
