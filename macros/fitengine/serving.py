@@ -359,6 +359,8 @@ class Serving:
                 prompt_context=start,
             ).seconds
 
+        if chunks == 1:  # the common case: a prompt within one step's budget
+            return chunk_step(0)
         if chunks <= _EXACT_CHUNKS + _GROUPS:
             return sum(chunk_step(i) for i in range(chunks))
         total = sum(chunk_step(i) for i in range(_EXACT_CHUNKS))
@@ -482,8 +484,12 @@ class Serving:
     def chunk_tokens(self, others: int = 0) -> int:
         """Prompt tokens one step takes beside `others` decoding sequences: what is left of the
         step's budget (vLLM's max_num_batched_tokens, llama.cpp's micro-batch) after their tokens."""
-        budget = batched_tokens(self.runtime, self.gpu)
+        budget = self._budget
         return max(budget - others, _LEAST_CHUNK, 1) if budget > _LEAST_CHUNK else budget
+
+    @_once
+    def _budget(self) -> int:
+        return batched_tokens(self.runtime, self.gpu)
 
 
 def batched_tokens(runtime: Runtime, gpu: Gpu) -> int:
