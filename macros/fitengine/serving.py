@@ -37,12 +37,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Generic, NamedTuple, TypeVar, overload
+from typing import NamedTuple, TypeVar
 
 from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
 from .layout import Layout
 from .memory import bits_for, experts_touched, kv_bytes_per_card, weight_bytes
+from .once import once
 from .speed import all_to_all_seconds, allgather_seconds, allreduce_seconds, send_seconds
 from .topology import GroupLink
 
@@ -54,30 +55,6 @@ _STEADY_ROUNDS = 60  # at most, of the search for the steady cycle (it closes to
 _BUSIEST = 1 - 1e-9  # the prompt queue's load stays below 1: the closed loop slows the arrivals first
 _T = TypeVar("_T")
 _LEAST_CHUNK = 64  # a step always takes some prompt tokens (vLLM preempts decodes before starving prompts)
-
-
-class _once(Generic[_T]):
-    """A property worked out at its first read and kept on the instance: functools.cached_property
-    without its lock (CPython 3.11 takes one at every first read, and replicas are made by the
-    thousand; the engine runs on one thread)."""
-
-    def __init__(self, make: Callable[[Any], _T]) -> None:
-        self.make = make
-        self.name = make.__name__
-        self.__doc__ = make.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type) -> _once[_T]: ...
-    @overload
-    def __get__(self, instance: object, owner: type) -> _T: ...
-    def __get__(self, instance: object | None, owner: type) -> _T | _once[_T]:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.make(instance)
-        return value
 
 
 @dataclass(frozen=True)
@@ -139,7 +116,7 @@ class Serving:
     # What this replica has worked out, by question (its steady states, prefills, collectives).
     memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
 
-    @_once
+    @once
     def alone(self) -> bool:
         """Whether the replica runs no collective (one card: no link to cross)."""
         return self.tp_link is None and self.pp_link is None and self.ep_link is None
@@ -151,7 +128,7 @@ class Serving:
             found = self.memo[key] = make()
         return found  # type: ignore[return-value]
 
-    @_once
+    @once
     def _weights(self) -> tuple[float, float, float]:
         """Bytes of the weights every step reads, of the experts, and of the embedding table."""
         p, fmt, kept = self.params, self.fmt, self.unquantized
@@ -218,13 +195,13 @@ class Serving:
         fixed += sequences * per_sequence
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
 
-    @_once
+    @once
     def _matmul_terms(self) -> tuple[int, int]:
         """Operations of the matrix products per token: all of them, and the experts' share."""
         p = self.params
         return 2 * (p.active - p.embeddings), 2 * p.experts_active
 
-    @_once
+    @once
     def _step_terms(self) -> tuple[float, float, float, float, float]:
         """What every step shares: bytes per second reached, operations per second reached,
         attention operations per token pair, the fixed cost of its layers, and of each sequence."""
@@ -241,7 +218,7 @@ class Serving:
             fixed += arch.layers * rt.mla_layer_overhead_s
         return bandwidth, throughput, per_pair, fixed, rt.sequence_overhead_s
 
-    @_once
+    @once
     def _prompt_terms(self) -> tuple[float, float]:
         """Attention operations per token pair of a prompt chunk, and per token of its prompt
         cached before the chunk.
@@ -487,7 +464,7 @@ class Serving:
         budget = self._budget
         return max(budget - others, _LEAST_CHUNK, 1) if budget > _LEAST_CHUNK else budget
 
-    @_once
+    @once
     def _budget(self) -> int:
         return batched_tokens(self.runtime, self.gpu)
 
