@@ -47,6 +47,7 @@ class Prediction:
     ttft_ms: float | None
     tpot_ms: float | None
     refused: str
+    database: str  # the vLLM release of the tool's kernel measurements
 
 
 @dataclass(frozen=True)
@@ -113,8 +114,16 @@ def predictions(path: Path = AIC_FILE) -> dict[tuple[str, ...], Prediction]:
                 raise PredictionFileError(
                     f"{path.name}: line {line}: expected both aic_ttft_ms and aic_tpot_ms, or neither and a `refused` reason"
                 )
-            out[key] = Prediction(key, ttft, tpot, refused)
+            out[key] = Prediction(key, ttft, tpot, refused, (row["aic_backend_version"] or "").strip())
     return out
+
+
+def database_version(path: Path = AIC_FILE) -> str:
+    """The vLLM release of the kernel measurements AIConfigurator's figures come from (one for the file)."""
+    versions = {p.database for p in predictions(path).values() if p.database}
+    if len(versions) != 1:
+        raise PredictionFileError(f"{path.name}: aic_backend_version: expected one version, got {sorted(versions)}")
+    return versions.pop()
 
 
 def factors(ratios: list[float], band: tuple[float, float]) -> Factors:
@@ -211,6 +220,8 @@ def comparison(catalog: Catalog, path: Path = AIC_FILE, which: str = "all") -> d
         "version": tool_version(path),
         "rows": len(compared),
         "points": len(both),
+        "database": database_version(path),
+        "aic_refused_points": sum(bool(r.aic_refused) for r in compared),
         "aic_refused": [list(r.key) for r in compared if r.aic_refused],
         "engine_refused": [list(r.key) for r in compared if r.engine_refused],
         "bands": {"tpot": list(TPOT_BAND), "ttft": list(TTFT_BAND)},
@@ -224,6 +235,14 @@ def comparison(catalog: Catalog, path: Path = AIC_FILE, which: str = "all") -> d
             "engine_closer": sum(closer(m, t) for m, t in zip(engine, aic, strict=True)),
             "aiconfigurator_closer": sum(closer(t, m) for m, t in zip(engine, aic, strict=True)),
         }
+        for who, ratios in (("engine", engine), ("aiconfigurator", aic)):
+            users = [int(r.key[4]) for r in both]  # KEYS: the row's concurrency
+            out[mechanic][f"{who}_users_below_band"] = _span(
+                [u for u, x in zip(users, ratios, strict=True) if x < band[0]]
+            )
+            out[mechanic][f"{who}_users_above_band"] = _span(
+                [u for u, x in zip(users, ratios, strict=True) if x > band[1]]
+            )
     out["in_both_bands"] = {
         "engine": sum(in_both(r.engine_tpot or 0, r.engine_ttft or 0) for r in both) / len(both),
         "aiconfigurator": sum(in_both(r.aic_tpot or 0, r.aic_ttft or 0) for r in both) / len(both),
@@ -237,7 +256,7 @@ def comparison(catalog: Catalog, path: Path = AIC_FILE, which: str = "all") -> d
     return out
 
 
-def _span(values: list[float]) -> list[float]:
+def _span(values: list[float] | list[int]) -> list[float]:
     """[lowest, highest], or [] for no values."""
     return [min(values), max(values)] if values else []
 
