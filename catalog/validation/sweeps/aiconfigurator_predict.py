@@ -71,7 +71,7 @@ def main() -> int:
                 refused="",
             )
         out.append(record)
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
     with OUT.open("w", encoding="utf-8", newline="") as f:
         f.write(
             f"# NVIDIA AIConfigurator's outputs (aiconfigurator {version('aiconfigurator')}, "
