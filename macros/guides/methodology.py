@@ -23,6 +23,8 @@ class MethodologyPage(GuideBase):
         "validation_table",
         "sweep_band_table",
         "sweep_figure",
+        "aiconfigurator_table",
+        "aiconfigurator_figure",
         "validation_misses",
         "validation_unmapped",
     )
@@ -149,6 +151,67 @@ class MethodologyPage(GuideBase):
         if name in ("pairs", "kept"):
             return self.fmt.number(data["tp_pairs_in_order"][name])
         return self.fmt.number(data[name])
+
+    def aiconfigurator_table(self, part: str = "all") -> str:
+        """The engine and NVIDIA's AIConfigurator against the measured sweep, on the points both
+        predict (macros/aiconfigurator.py): per mechanic, the factor each is off by, its median
+        ratio with the 10th and 90th percentiles, the share within the sweep's band, and the
+        points where each is the closer of the two."""
+        t, fmt = self.t, self.fmt
+        data = self._aiconfigurator(part)
+
+        def spread(f: dict[str, Any]) -> str:
+            low, high = fmt.number(f["p10_ratio"], 2), fmt.number(f["p90_ratio"], 2)
+            return f"{fmt.number(f['median_ratio'], 2)} ({t['aic_range'].format(low=low, high=high)})"
+
+        rows = []
+        for mechanic in ("tpot", "ttft"):
+            figures = data[mechanic]
+            low, high = (fmt.brief(x) for x in data["bands"][mechanic])
+            for label, shown in (
+                ("off_by", lambda f: fmt.number(f["geomean_factor"], 2)),
+                ("median", spread),
+                ("in_band", lambda f: fmt.percent(f["in_band"])),
+            ):
+                label = t[f"aic_{mechanic}_{label}"].format(low=low, high=high)
+                rows.append([label, shown(figures["engine"]), shown(figures["aiconfigurator"])])
+            closer = (fmt.number(figures["engine_closer"]), fmt.number(figures["aiconfigurator_closer"]))
+            rows.append([t[f"aic_{mechanic}_closer"], *closer])
+        both = data["in_both_bands"]
+        rows.append([t["aic_both"], fmt.percent(both["engine"]), fmt.percent(both["aiconfigurator"])])
+        header = [t["aic_figure"], t["val_engine"], t["aic_tool"].format(version=data["version"])]
+        return _table(header, rows)
+
+    def aiconfigurator_figure(self, name: str, part: str = "all") -> str:
+        """One figure of the comparison with AIConfigurator, by its path in macros.aiconfigurator's
+        answer ("tpot.engine.geomean_factor", "points", "version"): a share as a percentage, a
+        count whole, a ratio with two decimals."""
+        value: Any = self._aiconfigurator(part)
+        for step in name.split("."):
+            if isinstance(value, list) and step.isdigit() and int(step) < len(value):
+                value = value[int(step)]
+            elif isinstance(value, dict) and step in value:
+                value = value[step]
+            else:
+                raise KeyError(f"aiconfigurator_figure: no figure {name!r} (at {step!r})")
+        if isinstance(value, str):
+            return _text(value)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise KeyError(f"aiconfigurator_figure: {name!r} is not one figure")
+        if isinstance(value, int):
+            return self.fmt.number(value)
+        if name.split(".")[-1] in ("in_band", "engine", "aiconfigurator"):  # shares of points
+            return self.fmt.percent(value)
+        return self.fmt.number(value, 2)
+
+    def _aiconfigurator(self, part: str) -> dict[str, Any]:
+        """macros.aiconfigurator's comparison on one part of the sweep, once per catalog and files."""
+        from macros.aiconfigurator import AIC_FILE, SWEEP, comparison
+        from macros.build.engine_cache import kept
+        from macros.file_stamps import stamps
+
+        files = (AIC_FILE, AIC_FILE.parent / SWEEP)
+        return kept(self.catalog, ("aiconfigurator", part, stamps(files)), lambda: comparison(self.catalog, which=part))
 
     def validation_misses(self) -> str:
         """The measurements the engine misses (outside a floor's bounds), each with its cause."""
