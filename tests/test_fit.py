@@ -322,10 +322,9 @@ def test_more_bandwidth_never_lowers_the_speed(catalog, model, fmt, factor, node
         # The layout that met the target still does, faster: the one chosen makes at least as many tokens.
         assert quick.meets_target
         assert quick.decode_tok_s_total >= base.decode_tok_s_total
-    if base.decode_tok_s_per_user is not None and (base.tensor_parallel, base.pipeline_parallel) == (
-        quick.tensor_parallel,
-        quick.pipeline_parallel,
-    ):
+    # On the same layout (a data-parallel pair of one card each is not two one-card copies).
+    same = ("tensor_parallel", "pipeline_parallel", "expert_parallel", "data_parallel")
+    if base.decode_tok_s_per_user is not None and all(getattr(base, k) == getattr(quick, k) for k in same):
         assert quick.decode_tok_s_per_user >= base.decode_tok_s_per_user
         assert quick.decode_tok_s_total >= base.decode_tok_s_total
         assert quick.ttft_s <= base.ttft_s

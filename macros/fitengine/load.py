@@ -244,12 +244,46 @@ def _cheapest_batch(cost: Callable[[int], float], most: int) -> int:
     """The batch from 1 to `most` of the lowest cost (the smallest of equals).
 
     The cost falls as the weights' reads are shared by more sequences, then may rise where the
-    prompts' share of the steps and each sequence's own time outweigh it: one valley. Still
-    falling at `most`, the valley's floor is there; else a Fibonacci search of the integers
-    finds it, each round reusing one of the last round's two costs.
+    prompts' share of the steps and each sequence's own time outweigh it: one smooth valley.
+    Still falling at `most`, the valley's floor is there. Else the floor lies between one user
+    and `most`, and a parabola through the cheapest load found so far and its two nearest
+    neighbors says where (a golden-section step where the parabola would not narrow the
+    bracket by half every two rounds); the search ends on a load cheaper than both its
+    neighbors, the valley's floor.
     """
     if most == 1 or cost(most) < cost(most - 1):
         return most
+    lo, x, hi = 1, most - 1, most
+    if x == lo or cost(lo) <= cost(x):  # the floor is not inside: searched from one user
+        return _fibonacci_floor(cost, most)
+    widths = [hi - lo, hi - lo]  # the bracket's width one and two rounds ago
+    while hi - lo > 2:
+        a, b, c = lo, x, hi
+        fa, fb, fc = cost(a), cost(b), cost(c)
+        q = (b - a) * (fb - fc) - (b - c) * (fb - fa)
+        vertex = b - ((b - a) ** 2 * (fb - fc) - (b - c) ** 2 * (fb - fa)) / (2 * q) if q else math.nan
+        if not lo < vertex < hi or hi - lo > widths[-2] / 2:
+            # golden section of the larger side
+            vertex = x + 0.382 * (hi - x) if hi - x > x - lo else x - 0.382 * (x - lo)
+        u = min(max(round(vertex), lo + 1), hi - 1)
+        if u == x:
+            u = x + 1 if (vertex > x and x + 1 < hi) or x - 1 == lo else x - 1
+        widths = [widths[-1], hi - lo]
+        if u < x:
+            if cost(u) <= cost(x):
+                hi, x = x, u
+            else:
+                lo = u
+        elif cost(u) < cost(x):
+            lo, x = x, u
+        else:
+            hi = u
+    return min((lo, x, hi), key=lambda b: (cost(b), b))
+
+
+def _fibonacci_floor(cost: Callable[[int], float], most: int) -> int:
+    """`_cheapest_batch` by a Fibonacci search of 1 to `most`, each round reusing one of the
+    last round's two costs: where the floor is at one user or the parabola has no bracket."""
     fib = [1, 1]
     while fib[-1] < most:
         fib.append(fib[-1] + fib[-2])
