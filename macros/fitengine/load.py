@@ -156,9 +156,9 @@ def choose_layout(
 def _most_at_target(work: Workload, sizing: Sizing, serving: Serving) -> int:
     """The most users one replica serves within the target (0 when not even one).
 
-    Speed and first token worsen as users are added, each about in proportion, so the edge is
-    found on the miss (Workload.shortfall, 1 at the edge) by false position over whole numbers
-    up to the requests the replica admits at once. Beyond them speed stays, and each user's wait
+    Speed and first token worsen as users are added, each smoothly, so the edge is found by
+    interpolating each one's miss (1 at the target) over whole numbers up to the requests the
+    replica admits at once. Beyond them speed stays, and each user's wait
     for a place grows by a cycle over the admitted (the closed loop), which gives the rest directly.
     """
     admitted = min(sizing.in_flight(serving.layout), MAX_CONCURRENCY)
@@ -169,8 +169,11 @@ def _most_at_target(work: Workload, sizing: Sizing, serving: Serving) -> int:
     def within(batch: int) -> bool:  # the row's own test (meets_target)
         return work.meets(steady(batch).tpot_s, steady(batch).ttft_s)
 
-    def gap(batch: int) -> float:  # how far from the edge, on a log scale: what the false position reads
-        return math.log(max(work.shortfall(steady(batch).tpot_s, steady(batch).ttft_s), 1e-300))
+    def misses(batch: int) -> tuple[float, float]:  # by how much speed and first token miss, as logarithms
+        found = steady(batch)
+        speed = found.tpot_s * work.min_tok_s if work.min_tok_s is not None else 0.0
+        first = found.ttft_s / work.max_ttft_s if work.max_ttft_s is not None else 0.0
+        return math.log(max(speed, 1e-300)), math.log(max(first, 1e-300))
 
     if admitted < 1 or not within(1):
         return 0
@@ -183,29 +186,59 @@ def _most_at_target(work: Workload, sizing: Sizing, serving: Serving) -> int:
         while most > admitted and not within(most):  # float rounding at the edge
             most -= 1
         return most
-    # Bracket [lo, hi]: lo within the target, hi not. The gap's logarithm is read as a line in
-    # the square root of the users between them (the miss grows faster than in proportion near
-    # the edge; on those scales it is nearest a line across the catalog's models and cards), the
-    # Illinois rule halving the side that stays; a guess that rounds onto an end moves to its
-    # neighbor inside, where the line says the edge is.
+    # Bracket [lo, hi]: lo within the target, hi not. Each of the two misses (speed, first
+    # token) grows smoothly with the users, and the edge is where the first of them reaches the
+    # target: each one that misses at hi is read as a curve through the loads read nearest its
+    # edge, its logarithm against the square root of the users (on those scales it is nearest a
+    # line across the catalog's models and cards), and the nearer edge is tried. A guess that
+    # rounds onto an end moves to its neighbor inside; after three guesses running that each
+    # narrowed the bracket by less than half, the next is its middle.
     lo, hi = 1, admitted
-    g_lo, g_hi = gap(lo), gap(hi)
-    side = 0
+    read = {lo: misses(lo), hi: misses(hi)}
+    kept = 0
     while hi - lo > 1:
-        root_lo, root_hi = math.sqrt(lo), math.sqrt(hi)
-        guess = (root_lo + (root_hi - root_lo) * -g_lo / (g_hi - g_lo)) ** 2 if g_hi > g_lo else (lo + hi) / 2
+        guess = math.inf
+        for k in (0, 1):
+            if read[hi][k] <= 0:
+                continue  # this one is met at hi: the other sets the edge
+            left = sorted(b for b in read if b <= lo)[-2:]
+            right = sorted(b for b in read if b >= hi)[:2]
+            near = sorted((*left, *right), key=lambda b: abs(read[b][k]))[:3]
+            guess = min(guess, _root([(math.sqrt(b), read[b][k]) for b in near], math.sqrt(lo), math.sqrt(hi)) ** 2)
+        if kept >= 3:
+            guess, kept = (lo + hi) / 2, 0
         guess = min(max(round(guess), lo + 1), hi - 1)
+        width = hi - lo
         if within(guess):
-            lo, g_lo = guess, min(gap(guess), 0.0)
-            if side == 1:
-                g_hi /= 2
-            side = 1
+            lo = guess
         else:
-            hi, g_hi = guess, max(gap(guess), 0.0)
-            if side == -1:
-                g_lo /= 2
-            side = -1
+            hi = guess
+        read[guess] = misses(guess)
+        kept = kept + 1 if hi - lo > width / 2 else 0
     return lo
+
+
+def _root(points: list[tuple[float, float]], lo: float, hi: float) -> float:
+    """Where the curve through `points` (x, y; y increasing with x) crosses zero between lo and
+    hi: the inverse quadratic through three of them, else the line through the two that bracket
+    it, else the bracket's middle."""
+    if len(points) == 3:
+        (x0, y0), (x1, y1), (x2, y2) = points
+        if y0 != y1 and y1 != y2 and y0 != y2:
+            x = (
+                x0 * y1 * y2 / ((y0 - y1) * (y0 - y2))
+                + x1 * y0 * y2 / ((y1 - y0) * (y1 - y2))
+                + x2 * y0 * y1 / ((y2 - y0) * (y2 - y1))
+            )
+            if lo < x < hi:
+                return x
+    below = max((p for p in points if p[1] <= 0), default=None)
+    above = min((p for p in points if p[1] > 0), default=None)
+    if below is not None and above is not None and above[1] != below[1]:
+        x = below[0] + (above[0] - below[0]) * -below[1] / (above[1] - below[1])
+        if lo < x < hi:
+            return x
+    return (lo + hi) / 2
 
 
 def at_target(work: Workload, sizing: Sizing, serving: Serving, replicas: int) -> tuple[int, int, float | None]:
