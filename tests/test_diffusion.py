@@ -43,3 +43,15 @@ def test_relative_speed_counts_cards_and_throughput(catalog):
 def test_quantized_llm_formats_are_not_diffusion_formats(catalog):
     r = fit_diffusion(catalog, "sdxl", "awq-int4")[0]
     assert r.verdict == "none" and r.reason.code == "diffusion_format"
+
+
+def test_a_resolution_reads_with_a_times_sign_and_a_duration_held_to_its_unit(catalog):
+    from macros.fitengine.api import raw_answer
+    from macros.fitengine.diffusion import written_resolution
+
+    assert written_resolution("1280 x 720, 5 s") == "1280 × 720, 5\u00a0s"
+    assert written_resolution("1024 x 1024") == "1024 × 1024"
+    # The answer carries it written: the widget shows it as it comes.
+    model = next(m for m in catalog.diffusion.values() if " x " in m.resolution)
+    answer = raw_answer(catalog, {"model": model.id, "format": model.native_format or next(iter(catalog.formats))})
+    assert answer["resolution"] == written_resolution(model.resolution) != model.resolution

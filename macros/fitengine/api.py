@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .catalog import Catalog, Node
-from .diffusion import fit_diffusion
+from .diffusion import fit_diffusion, written_resolution
 from .errors import EngineError, shown, unknown
 from .fit import Unpriced, fit_nodes
 from .hfconfig import from_hf_config, from_totals
@@ -46,15 +46,26 @@ class Column:
     `sort` is "text" (the cell's words, in the page's collation) or "number" (a raw value the
     row carries as `data-v-<id>`, taken from the answer's field `key`, or `key_diffusion` for an
     image or video model; None: the column has no value for that kind, and sorts last).
+    `digits`, `digits_diffusion`: the decimals its figure is written with, in the table and in
+    its CSV file (a price in dollars: 0 for whole dollars, 2 for cents).
     """
 
     id: str
     sort: Literal["text", "number"]
     key: str | None = None
     key_diffusion: str | None = None
+    digits: int | None = None
+    digits_diffusion: int | None = None
 
-    def to_dict(self) -> dict[str, str | None]:
-        return {"id": self.id, "sort": self.sort, "key": self.key, "key_diffusion": self.key_diffusion}
+    def to_dict(self) -> dict[str, str | int | None]:
+        return {
+            "id": self.id,
+            "sort": self.sort,
+            "key": self.key,
+            "key_diffusion": self.key_diffusion,
+            "digits": self.digits,
+            "digits_diffusion": self.digits_diffusion,
+        }
 
 
 # The configurator's table, ordered by what decides: the node, whether it fits, what it costs,
@@ -64,14 +75,14 @@ class Column:
 TABLE_COLUMNS: tuple[Column, ...] = (
     Column("node", "text"),
     Column("verdict", "text"),
-    Column("price_month", "number", "price_month_usd", "price_month_usd"),
-    Column("per_mtok", "number", "usd_per_million_tokens_workload", "usd_per_reference_hour"),
-    Column("per_user", "number", "decode_tok_s_per_user", "relative_speed"),
-    Column("ttft", "number", "ttft_s"),
-    Column("memory", "number", "need_gb", "need_gb"),
-    Column("total", "number", "decode_tok_s_total"),
-    Column("best_per_mtok", "number", "best_usd_per_million_output_tokens"),
-    Column("max_users", "number", "max_users_at_target"),
+    Column("price_month", "number", "price_month_usd", "price_month_usd", 0, 0),
+    Column("per_mtok", "number", "usd_per_million_tokens_workload", "usd_per_reference_hour", 2, 2),
+    Column("per_user", "number", "decode_tok_s_per_user", "relative_speed", 1, 2),
+    Column("ttft", "number", "ttft_s", None, 2, 0),  # an image model's: its generations at once
+    Column("memory", "number", "need_gb", "need_gb", 1, 1),
+    Column("total", "number", "decode_tok_s_total", None, 1),
+    Column("best_per_mtok", "number", "best_usd_per_million_output_tokens", None, 2),
+    Column("max_users", "number", "max_users_at_target", None, 0),
 )
 # How a node's cards talk, from the most isolated to the best linked (the table's filter).
 LINK_CLASSES = ("one-card", "pcie", "nvlink-bridge", "nvlink")
@@ -329,7 +340,7 @@ def raw_answer(
     }
     work = found.work
     if found.kind == "diffusion":
-        out["resolution"] = catalog.diffusion[str(_id(request, "model"))].resolution
+        out["resolution"] = written_resolution(catalog.diffusion[str(_id(request, "model"))].resolution)
     if work is not None:
         out["workload"] = {
             "context": work.context,

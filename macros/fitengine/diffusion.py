@@ -7,6 +7,7 @@ FSDP and xDiT sequence parallelism) is not modeled.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -39,6 +40,13 @@ class DiffusionFit:
         data["reason"] = self.reason.to_dict()
         data["notes"] = [n.to_dict() for n in self.notes]
         return data
+
+
+def written_resolution(text: str) -> str:
+    """A catalog resolution ("832 x 480, 5 s") as pages write it: a times sign, and a duration
+    joined to its unit by a no-break space. The build's pages and the answers (which the widget
+    shows as they come) write it from here."""
+    return re.sub(r"(\d) s\b", "\\1\u00a0s", text.replace(" x ", " × "))
 
 
 def component_bits(c: Component, fmt_bits: float) -> float:

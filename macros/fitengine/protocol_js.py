@@ -83,7 +83,9 @@ def _js(value: Any, indent: int, room: int) -> str:
         if len(flat) <= room:
             return flat
         pad = " " * (indent + 2)
-        return "[\n" + "\n".join(f"{pad}{_js(v, indent + 2, WIDTH)}," for v in value) + "\n" + " " * indent + "]"
+        # Each entry on its line, after its indent and before its comma.
+        room = WIDTH - indent - 2 - 1
+        return "[\n" + "\n".join(f"{pad}{_js(v, indent + 2, room)}," for v in value) + "\n" + " " * indent + "]"
     if isinstance(value, int):
         return str(value)
     return json.dumps(value, ensure_ascii=False)

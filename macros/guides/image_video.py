@@ -11,9 +11,9 @@ from macros.fitengine import (
     GB,
     DiffusionFit,
 )
+from macros.fitengine.diffusion import written_resolution
 from macros.fitengine.units import SECONDS_PER_HOUR, hourly
 from macros.guides.base import GuideBase, _table
-from macros.render.locale_format import resolution_text
 from macros.render.markup import code, markup
 from macros.render.markup import text as _text
 
@@ -200,8 +200,8 @@ class ImageVideoGuide(GuideBase):
         return measured, sheet
 
     def _resolution(self, text: str) -> str:
-        """A catalog resolution as a page writes it (locale_format.resolution_text)."""
-        return resolution_text(text)
+        """A catalog resolution as a page writes it (fitengine.diffusion.written_resolution)."""
+        return written_resolution(text)
 
     def _diffusion_node(self, r: DiffusionFit | None, per_work: bool = False) -> str:
         if r is None:

@@ -23,11 +23,12 @@ from macros.fitengine.api import (
     LINK_CLASSES,
     with_reason_text,
 )
+from macros.fitengine.diffusion import written_resolution
 from macros.fitengine.reasons import REASON_DIGITS
 from macros.fitengine.workloads import MAX_TARGET_TOK_S, MAX_TARGET_TTFT_S
 from macros.i18n import WIDGET
 from macros.messages import engine_words
-from macros.render.locale_format import Formatter, resolution_text
+from macros.render.locale_format import Formatter
 from macros.render.node_render import BUILD_WIDTH, widget_markup
 
 # Controls that only work with the widget's script: disabled in the build's HTML, enabled by it.
@@ -174,7 +175,7 @@ class ConfiguratorHtml:
         diffusion = "".join(
             f'<option value="{escape(m.id)}"'
             + (f' data-native="{escape(m.native_format)}"' if m.native_format else "")
-            + f' data-resolution="{escape(resolution_text(m.resolution))}"'
+            + f' data-resolution="{escape(written_resolution(m.resolution))}"'
             + f"{' selected' if m.id == model else ''}>{escape(m.name)}</option>"
             for m in c.diffusion.values()
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -81,9 +80,3 @@ class Formatter:
     def unit(self, value: float, unit: str, digits: int = 0) -> str:
         """A figure and its unit, joined by a no-break space, in the locale's units (`1,935 GB/s`, `1 935 Go/s`)."""
         return f"{self.number(value, digits)}\u00a0{UNITS.get(self.locale, {}).get(unit, unit)}"
-
-
-def resolution_text(text: str) -> str:
-    """A catalog resolution ("832 x 480, 5 s") as a page writes it: a times sign, and a
-    duration joined to its unit by a no-break space (configurator/answer.js writes it alike)."""
-    return re.sub(r"(\d) s\b", "\\1\u00a0s", text.replace(" x ", " × "))

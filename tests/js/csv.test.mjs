@@ -184,3 +184,20 @@ test("the file's name carries the model, the format and the workload", () => {
     "configurator-flux.1-dev-bf16.csv",
   );
 });
+
+test("each of the table's figures is written in the file with the decimals the table shows it with", async () => {
+  const { formatters } = await import("../../overrides/assets/javascripts/configurator/format.js");
+  const { rowTexts } = await import("../../overrides/assets/javascripts/configurator/table.js");
+  const f = formatters("en");
+  const r = row({});
+  const table = rowTexts(r, "llm", { ...t, best_at: "{price} at {users}", users_many: "{n} users" }, f);
+  const file = englishCells(csvFile({ rows: [r], t, kind: "llm", gpuNames, locale: "en" }));
+  const header = file[0];
+  const cell = (key) => file[1][header.indexOf(`H ${key}`)] ?? file[1][header.indexOf(t[`csv_${key}`])];
+  // The decimals after the point, in the table's text and in the file's cell.
+  const decimals = (text) => (String(text).match(/\.(\d+)/) || ["", ""])[1].length;
+  for (const id of ["per_mtok", "per_user", "ttft", "total", "max_users", "price_month"]) {
+    assert.equal(decimals(cell(id)), decimals(table[id]), id);
+  }
+  assert.equal(decimals(cell("best_per_mtok")), decimals(table.best_per_mtok.split(" at ")[0]));
+});

@@ -42,9 +42,3 @@ test("a figure the reader set keeps the decimals it has, no more (up to two)", (
   assert.equal(en.brief(1 / 3), "0.33");
   assert.equal(fr.brief(1000), "1\u202f000");
 });
-
-test("a resolution reads with a times sign and a duration held to its unit", async () => {
-  const { resolutionText } = await import("../../overrides/assets/javascripts/configurator/format.js");
-  assert.equal(resolutionText("1280 x 720, 5 s"), "1280 × 720, 5\u00a0s");
-  assert.equal(resolutionText("1024 x 1024"), "1024 × 1024");
-});

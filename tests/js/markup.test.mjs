@@ -160,6 +160,7 @@ test("the phone's summary: the recommended node, else the closest, else none", (
 test("without a script, the page names the workload its answer is for", () => {
   const ctx = context("en");
   assert.equal(noscriptText(answer, ctx), "Answer for Model in BF16, 8,192 tokens, 32 users.");
-  const image = { kind: "diffusion", model_name: "Image", resolution: "1024 x 1024, 5 s", rows: [], summary: {} };
+  // The answer's resolution as the engine writes it (fitengine.diffusion.written_resolution).
+  const image = { kind: "diffusion", model_name: "Image", resolution: "1024 × 1024, 5\u00a0s", rows: [], summary: {} };
   assert.equal(noscriptText(image, ctx), "Answer for Image in BF16 at 1024 × 1024, 5\u00a0s.");
 });

@@ -3,7 +3,7 @@
 // card; the widget then patches the slots with answerView's texts and writes the suggestions'
 // buttons from suggestionViews.
 
-import { escapeHtml, fill, resolutionText, users } from "./format.js";
+import { escapeHtml, fill, users } from "./format.js";
 import { REQUEST } from "./protocol.js";
 
 // "4 × NVIDIA H100 NVL": a node by its cards.
@@ -42,7 +42,7 @@ export function answerView(result, ctx) {
     ? fill(t.answer_question_diffusion, {
         model: result.model_name,
         format: ctx.formatName,
-        resolution: resolutionText(result.resolution || ""),
+        resolution: result.resolution || "", // written by the engine (written_resolution)
       })
     : fill(t.answer_question, {
         model: result.model_name,

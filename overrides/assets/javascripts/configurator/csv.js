@@ -5,7 +5,7 @@
 
 import { nodeName } from "./answer.js";
 import { COLUMNS } from "./protocol.js";
-import { verdictText } from "./table.js";
+import { digitsOf, verdictText } from "./table.js";
 
 // A table column's figure for a row: the answer's field the engine names for it (protocol.js
 // COLUMNS, the table's columns), for a kind of model.
@@ -45,19 +45,22 @@ export function csvColumns(t, kind, gpuNames) {
   const shown = (id) => figure(id, diffusion);
   // The figures of a node that holds the model (the table shows none for one that does not).
   const ifFits = (id) => (r) => (fits(r) ? shown(id)(r) : null);
+  // The table's columns are written with the table's decimals; the file's own (capacity, the
+  // price per output token, the cheapest load's users) as the columns they sit beside.
+  const d = (id) => digitsOf(id, kind);
   const columns = [
     { header: h("node"), value: (r) => r.node },
     { header: h("name"), value: (r) => nodeName(t, r, gpuNames) },
     { header: h("verdict"), value: (r) => verdictText(r, kind, t) },
-    { header: h("price_month"), value: shown("price_month"), digits: 0 },
+    { header: h("price_month"), value: shown("price_month"), digits: d("price_month") },
   ];
   if (diffusion) {
     columns.push(
-      { header: h("per_mtok"), value: shown("per_mtok"), digits: 2 },
-      { header: h("per_user"), value: shown("per_user"), digits: 2 },
-      { header: h("ttft"), value: (r) => (fits(r) ? r.count : null), digits: 0 },
-      { header: h("memory"), value: shown("memory"), digits: 1 },
-      { header: h("capacity"), value: (r) => r.capacity_gb, digits: 1 },
+      { header: h("per_mtok"), value: shown("per_mtok"), digits: d("per_mtok") },
+      { header: h("per_user"), value: shown("per_user"), digits: d("per_user") },
+      { header: h("ttft"), value: (r) => (fits(r) ? r.count : null), digits: d("ttft") },
+      { header: h("memory"), value: shown("memory"), digits: d("memory") },
+      { header: h("capacity"), value: (r) => r.capacity_gb, digits: d("memory") },
       {
         header: h("total"),
         value: (r) => (fits(r) ? (r.offload_text_encoders ? t.text_encoders_cpu : t.text_encoders_card) : ""),
@@ -66,16 +69,20 @@ export function csvColumns(t, kind, gpuNames) {
   } else {
     const best = shown("best_per_mtok");
     columns.push(
-      { header: h("per_mtok"), value: ifFits("per_mtok"), digits: 2 },
-      { header: h("per_mtok_out"), value: (r) => (fits(r) ? r.usd_per_million_output_tokens : null), digits: 2 },
-      { header: h("per_user"), value: ifFits("per_user"), digits: 1 },
-      { header: h("ttft"), value: ifFits("ttft"), digits: 2 },
-      { header: h("memory"), value: shown("memory"), digits: 1 },
-      { header: h("capacity"), value: (r) => r.capacity_gb, digits: 1 },
-      { header: h("total"), value: ifFits("total"), digits: 1 },
-      { header: h("best_per_mtok"), value: best, digits: 2 },
-      { header: h("best_users"), value: (r) => (best(r) == null ? null : r.best_concurrency), digits: 0 },
-      { header: h("max_users"), value: ifFits("max_users"), digits: 0 },
+      { header: h("per_mtok"), value: ifFits("per_mtok"), digits: d("per_mtok") },
+      {
+        header: h("per_mtok_out"),
+        value: (r) => (fits(r) ? r.usd_per_million_output_tokens : null),
+        digits: d("per_mtok"),
+      },
+      { header: h("per_user"), value: ifFits("per_user"), digits: d("per_user") },
+      { header: h("ttft"), value: ifFits("ttft"), digits: d("ttft") },
+      { header: h("memory"), value: shown("memory"), digits: d("memory") },
+      { header: h("capacity"), value: (r) => r.capacity_gb, digits: d("memory") },
+      { header: h("total"), value: ifFits("total"), digits: d("total") },
+      { header: h("best_per_mtok"), value: best, digits: d("best_per_mtok") },
+      { header: h("best_users"), value: (r) => (best(r) == null ? null : r.best_concurrency), digits: d("max_users") },
+      { header: h("max_users"), value: ifFits("max_users"), digits: d("max_users") },
     );
   }
   columns.push({ header: h("reason"), value: (r) => r.reason_text });

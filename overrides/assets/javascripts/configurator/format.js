@@ -34,14 +34,6 @@ export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (all, key) => (Object.hasOwn(values, key) ? String(values[key]) : all));
 }
 
-// A catalog resolution ("832 x 480, 5 s") as a page writes it: a times sign, and a duration
-// joined to its unit by a no-break space.
-export function resolutionText(text) {
-  return String(text)
-    .replace(/ x /g, " × ")
-    .replace(/(\d) s\b/g, "$1\u00a0s");
-}
-
 export function users(t, f, n) {
   return fill(n === 1 ? t.users_one : t.users_many, { n: f.number(n, 0) });
 }

@@ -5,7 +5,7 @@
 
 import { answerHtml, answerView, nodeName } from "./answer.js";
 import { chartHighlight, chartPoints, chartSvg } from "./chart.js";
-import { escapeHtml, fill, resolutionText, users } from "./format.js";
+import { escapeHtml, fill, users } from "./format.js";
 import { COLUMNS } from "./protocol.js";
 import { answeredQuestion, introText } from "./question.js";
 import { defaultOrder } from "./sort.js";
@@ -38,7 +38,7 @@ export function noscriptText(result, ctx) {
     return fill(t.noscript_diffusion, {
       model: result.model_name,
       format,
-      resolution: resolutionText(result.resolution || ""),
+      resolution: result.resolution || "", // written by the engine (written_resolution)
     });
   }
   const w = result.workload || ctx.defaults;

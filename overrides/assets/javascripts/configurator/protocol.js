@@ -52,16 +52,51 @@ export const REQUEST = {
 export const TOTALS_FIELDS = ["total", "active", "layers", "kv_heads", "head_dim"];
 
 export const COLUMNS = [
-  { id: "node", sort: "text", key: null, key_diffusion: null },
-  { id: "verdict", sort: "text", key: null, key_diffusion: null },
-  { id: "price_month", sort: "number", key: "price_month_usd", key_diffusion: "price_month_usd" },
-  { id: "per_mtok", sort: "number", key: "usd_per_million_tokens_workload", key_diffusion: "usd_per_reference_hour" },
-  { id: "per_user", sort: "number", key: "decode_tok_s_per_user", key_diffusion: "relative_speed" },
-  { id: "ttft", sort: "number", key: "ttft_s", key_diffusion: null },
-  { id: "memory", sort: "number", key: "need_gb", key_diffusion: "need_gb" },
-  { id: "total", sort: "number", key: "decode_tok_s_total", key_diffusion: null },
-  { id: "best_per_mtok", sort: "number", key: "best_usd_per_million_output_tokens", key_diffusion: null },
-  { id: "max_users", sort: "number", key: "max_users_at_target", key_diffusion: null },
+  { id: "node", sort: "text", key: null, key_diffusion: null, digits: null, digits_diffusion: null },
+  { id: "verdict", sort: "text", key: null, key_diffusion: null, digits: null, digits_diffusion: null },
+  {
+    id: "price_month",
+    sort: "number",
+    key: "price_month_usd",
+    key_diffusion: "price_month_usd",
+    digits: 0,
+    digits_diffusion: 0,
+  },
+  {
+    id: "per_mtok",
+    sort: "number",
+    key: "usd_per_million_tokens_workload",
+    key_diffusion: "usd_per_reference_hour",
+    digits: 2,
+    digits_diffusion: 2,
+  },
+  {
+    id: "per_user",
+    sort: "number",
+    key: "decode_tok_s_per_user",
+    key_diffusion: "relative_speed",
+    digits: 1,
+    digits_diffusion: 2,
+  },
+  { id: "ttft", sort: "number", key: "ttft_s", key_diffusion: null, digits: 2, digits_diffusion: 0 },
+  { id: "memory", sort: "number", key: "need_gb", key_diffusion: "need_gb", digits: 1, digits_diffusion: 1 },
+  { id: "total", sort: "number", key: "decode_tok_s_total", key_diffusion: null, digits: 1, digits_diffusion: null },
+  {
+    id: "best_per_mtok",
+    sort: "number",
+    key: "best_usd_per_million_output_tokens",
+    key_diffusion: null,
+    digits: 2,
+    digits_diffusion: null,
+  },
+  {
+    id: "max_users",
+    sort: "number",
+    key: "max_users_at_target",
+    key_diffusion: null,
+    digits: 0,
+    digits_diffusion: null,
+  },
 ];
 
 export const LIMITS = {

@@ -3,7 +3,7 @@
 // from here, so none of them can name another workload than the fields'. The build writes the
 // default's with these functions too (configurator/markup.js, run under Node).
 
-import { fill, resolutionText, users } from "./format.js";
+import { fill, users } from "./format.js";
 
 // q: {model, format (their names), diffusion, resolution, context, concurrency, input, output,
 // min_speed, max_ttft}: numbers raw, as the fields and the answer's workload hold them.
@@ -41,7 +41,7 @@ export function answeredQuestion(result, request, formatName, defaults) {
     model: result.model_name,
     format: formatName,
     diffusion: result.kind === "diffusion",
-    resolution: resolutionText(result.resolution || ""),
+    resolution: result.resolution || "", // written by the engine (written_resolution)
     context: w.context ?? request.context,
     concurrency: w.concurrency ?? request.concurrency,
     input: w.input ?? defaults.input,

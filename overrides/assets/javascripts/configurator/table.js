@@ -7,6 +7,7 @@
 
 import { nodeName } from "./answer.js";
 import { escapeHtml, fill, users } from "./format.js";
+import { COLUMNS } from "./protocol.js";
 import { defaultOrder } from "./sort.js";
 
 // A column's name for a kind of model (image models name some columns otherwise).
@@ -66,15 +67,23 @@ export function verdictText(r, kind, t) {
   return verdict;
 }
 
+// The decimals a column's figure is written with, for a kind of model (protocol.js COLUMNS,
+// which the CSV file reads too).
+export function digitsOf(id, kind) {
+  const column = COLUMNS.find((c) => c.id === id);
+  return kind === "diffusion" ? column.digits_diffusion : column.digits;
+}
+
 export function rowTexts(r, kind, t, f) {
   const verdict = verdictText(r, kind, t);
+  const d = (id) => digitsOf(id, kind);
   if (kind === "diffusion") {
     return {
       verdict,
-      price_month: f.usd(r.price_month_usd, false),
-      per_mtok: r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, true),
-      per_user: r.relative_speed == null ? "" : `×${f.number(r.relative_speed, 2)}`,
-      ttft: r.verdict === "none" ? "" : f.number(r.count, 0),
+      price_month: f.usd(r.price_month_usd, d("price_month") > 0),
+      per_mtok: r.usd_per_reference_hour == null ? "" : f.usd(r.usd_per_reference_hour, d("per_mtok") > 0),
+      per_user: r.relative_speed == null ? "" : `×${f.number(r.relative_speed, d("per_user"))}`,
+      ttft: r.verdict === "none" ? "" : f.number(r.count, d("ttft")),
       total: r.verdict === "none" ? "" : r.offload_text_encoders ? t.text_encoders_cpu : t.text_encoders_card,
       best_per_mtok: "",
       max_users: "",
@@ -85,14 +94,16 @@ export function rowTexts(r, kind, t, f) {
   const best = r.best_usd_per_million_output_tokens;
   return {
     verdict,
-    price_month: f.usd(r.price_month_usd, false),
-    per_mtok: fits ? f.usd(r.usd_per_million_tokens_workload, true) : "",
-    per_user: fits ? f.number(r.decode_tok_s_per_user, 1) : "",
-    ttft: fits ? f.number(r.ttft_s, 2) : "",
-    total: fits ? f.number(r.decode_tok_s_total, 1) : "",
+    price_month: f.usd(r.price_month_usd, d("price_month") > 0),
+    per_mtok: fits ? f.usd(r.usd_per_million_tokens_workload, d("per_mtok") > 0) : "",
+    per_user: fits ? f.number(r.decode_tok_s_per_user, d("per_user")) : "",
+    ttft: fits ? f.number(r.ttft_s, d("ttft")) : "",
+    total: fits ? f.number(r.decode_tok_s_total, d("total")) : "",
     best_per_mtok:
-      best == null ? "" : fill(t.best_at, { price: f.usd(best, true), users: users(t, f, r.best_concurrency) }),
-    max_users: fits ? f.number(r.max_users_at_target, 0) : "",
+      best == null
+        ? ""
+        : fill(t.best_at, { price: f.usd(best, d("best_per_mtok") > 0), users: users(t, f, r.best_concurrency) }),
+    max_users: fits ? f.number(r.max_users_at_target, d("max_users")) : "",
     reason: r.reason_text,
   };
 }
@@ -117,10 +128,11 @@ export function barView(r, kind, t, f) {
     rects.push({ name, x: x.toFixed(2), width: width.toFixed(2) }); // empty parts too: a patch then only moves them
     x += width;
   }
+  const digits = digitsOf("memory", kind);
   return {
     rects,
-    label: parts.map(([name, value]) => `${t[`bar_${name}`]} ${f.number(value, 1)}\u00a0${t.unit_gb}`).join(" · "),
-    text: `${f.number(used, 1)} / ${f.number(capacity, 1)}\u00a0${t.unit_gb}`, // a figure and its unit never part
+    label: parts.map(([name, value]) => `${t[`bar_${name}`]} ${f.number(value, digits)}\u00a0${t.unit_gb}`).join(" · "),
+    text: `${f.number(used, digits)} / ${f.number(capacity, digits)}\u00a0${t.unit_gb}`, // a figure and its unit never part
   };
 }
 
