@@ -157,8 +157,10 @@ def test_one_node_process_renders_every_widget_and_restarts_when_a_module_change
     shutil.copytree(MODULES, tmp_path / "overrides" / "assets" / "javascripts" / "configurator")
     (tmp_path / "macros" / "render").mkdir(parents=True)
     shutil.copy(node_render.SCRIPT, tmp_path / "macros" / "render" / "node_render.mjs")
+    shutil.copy(node_render.MARKUP, tmp_path / "macros" / "render" / "markup.mjs")
     monkeypatch.setattr(node_render, "JAVASCRIPTS", tmp_path / "overrides" / "assets" / "javascripts" / "configurator")
     monkeypatch.setattr(node_render, "SCRIPT", tmp_path / "macros" / "render" / "node_render.mjs")
+    monkeypatch.setattr(node_render, "MARKUP", tmp_path / "macros" / "render" / "markup.mjs")
     renderer = node_render._Renderer()
     try:
         fr = renderer.ask(_request(catalog, "fr"))

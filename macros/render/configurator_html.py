@@ -3,7 +3,7 @@
 Without JavaScript this is the whole configurator: the default workload's answer, computed by
 the engine at build time. What shows an answer (the card, the table with its memory bars, the
 suggestions, the chart, the phone's summary, the intro) is written by the widget's own modules
-(configurator/markup.js and the modules it imports), run under Node (macros/render/node_render.py);
+(macros/render/markup.mjs and the widget's modules it imports), run under Node (macros/render/node_render.py);
 this module writes the rest around them. The widget script (configurator.js) then patches that
 markup with the answers of the same engine running in Pyodide.
 """
@@ -140,7 +140,7 @@ class ConfiguratorHtml:
 
     def markup_context(self, model: str, fmt: str, compact: bool = False) -> dict[str, Any]:
         """What the widget's modules read besides the answer: the words, the names and the
-        catalog's defaults (markup.js's `ctx`; the columns are protocol.js's)."""
+        catalog's defaults (markup.mjs's `ctx`; the columns are protocol.js's)."""
         c, a = self.catalog, self.catalog.assumptions
         return {
             "t": self.t,

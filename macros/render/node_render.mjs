@@ -5,11 +5,11 @@
 //
 // ops:
 //   widget {locale, result, ctx} -> {intro, summary, target_source, noscript, card, table, fold,
-//     chart_question, chart}: the configurator's pieces for one answer (configurator/markup.js).
+//     chart_question, chart}: the configurator's pieces for one answer (markup.mjs).
 
 import { createInterface } from "node:readline";
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
-import { widgetMarkup } from "../../overrides/assets/javascripts/configurator/markup.js";
+import { widgetMarkup } from "./markup.mjs";
 
 const byLocale = new Map();
 function f(locale) {

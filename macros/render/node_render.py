@@ -30,6 +30,7 @@ from macros.file_stamps import stamps
 HERE = Path(__file__).resolve().parent
 JAVASCRIPTS = HERE.parent.parent / "overrides" / "assets" / "javascripts" / "configurator"
 SCRIPT = HERE / "node_render.mjs"
+MARKUP = HERE / "markup.mjs"  # the pieces put together from the widget's modules
 BUILD_WIDTH = 640  # the width the build draws the chart at (chart.js's own default): the widget redraws at its box's
 WIDGET_PARTS = ("intro", "summary", "target_source", "noscript", "card", "table", "fold", "chart_question", "chart")
 TIMEOUT_S = 60
@@ -38,7 +39,7 @@ TIMEOUT_S = 60
 def modules_read() -> tuple[tuple[str, int, int], ...]:
     """The time and size of the script and the modules Node renders with: markup rendered before
     they changed is stale."""
-    return stamps([SCRIPT, *sorted(JAVASCRIPTS.glob("*.js"))])
+    return stamps([SCRIPT, MARKUP, *sorted(JAVASCRIPTS.glob("*.js"))])
 
 
 class _Renderer:
@@ -136,7 +137,7 @@ def render(op: str, payload: dict[str, Any]) -> Any:
 
 
 def widget_markup(locale: str, result: dict[str, Any], ctx: dict[str, Any]) -> dict[str, str]:
-    """The configurator's pieces for one answer (configurator/markup.js, widgetMarkup), each HTML:
+    """The configurator's pieces for one answer (macros/render/markup.mjs, widgetMarkup), each HTML:
     WIDGET_PARTS. `result` is the engine's answer with its reasons' texts; `ctx` holds the
     words (`t`), the names (`formatNames`, `gpuNames`), the ids (`model`, `format`), the
     `columns`, `defaults`, `compact` and the chart's `width`."""

@@ -1,16 +1,10 @@
-// The build's markup for one answer (configurator/markup.js): the pieces the page holds before
+// The build's markup for one answer (macros/render/markup.mjs): the pieces the page holds before
 // any script runs, each from the module the widget itself draws that piece with.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-
+import { noscriptText, summaryHtml, targetSource, widgetMarkup } from "../../macros/render/markup.mjs";
 import { answerHtml } from "../../overrides/assets/javascripts/configurator/answer.js";
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
-import {
-  noscriptText,
-  summaryHtml,
-  targetSource,
-  widgetMarkup,
-} from "../../overrides/assets/javascripts/configurator/markup.js";
 import { tableHtml } from "../../overrides/assets/javascripts/configurator/table.js";
 import { VERDICT_WORDS } from "./verdict-words.mjs";
 

@@ -1,7 +1,7 @@
 // The question the fields ask, in the page's words: the intro above the form, the card's
 // pending line, the chart's caption, the compact summary and the CSV's first lines all say it
 // from here, so none of them can name another workload than the fields'. The build writes the
-// default's with these functions too (configurator/markup.js, run under Node).
+// default's with these functions too (macros/render/markup.mjs, run under Node).
 
 import { fill, users } from "./format.js";
 

@@ -1,16 +1,17 @@
 // The configurator's answer as the build writes it into the page, from the modules the widget
 // draws with: the build runs widgetMarkup under Node (macros/render/node_render.py), so the page's
 // first card, table, chart and summary are these modules' output, numbers in Intl's formatting
-// as the widget writes them afterwards. The widget itself never calls this module.
+// as the widget writes them afterwards. The widget never calls this module: it sits here, beside
+// the renderer, and is not shipped with the site.
 
-import { answerHtml, answerView, nodeName } from "./answer.js";
-import { chartHighlight, chartPoints, chartSvg } from "./chart.js";
-import { escapeHtml, fill, users } from "./format.js";
-import { COLUMNS } from "./protocol.js";
-import { answeredQuestion, introText } from "./question.js";
-import { defaultOrder } from "./sort.js";
-import { summaryView } from "./summary.js";
-import { tableHtml } from "./table.js";
+import { answerHtml, answerView, nodeName } from "../../overrides/assets/javascripts/configurator/answer.js";
+import { chartHighlight, chartPoints, chartSvg } from "../../overrides/assets/javascripts/configurator/chart.js";
+import { escapeHtml, fill, users } from "../../overrides/assets/javascripts/configurator/format.js";
+import { COLUMNS } from "../../overrides/assets/javascripts/configurator/protocol.js";
+import { answeredQuestion, introText } from "../../overrides/assets/javascripts/configurator/question.js";
+import { defaultOrder } from "../../overrides/assets/javascripts/configurator/sort.js";
+import { summaryView } from "../../overrides/assets/javascripts/configurator/summary.js";
+import { tableHtml } from "../../overrides/assets/javascripts/configurator/table.js";
 
 // The phone's summary of an answer (hidden from screen readers, which hear the card's live region).
 export function summaryHtml(result, view, ctx) {
