@@ -21,7 +21,10 @@ def extract_tables(
     catalogs could not hold it.
     """
     name = getattr(fileobj, "name", "(file)")
-    tree = ast.parse(fileobj.read(), filename=name)
+    source = fileobj.read()
+    if b"Messages" not in source:  # no call of it, by any name the walk below looks for
+        return
+    tree = ast.parse(source, filename=name)
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _called(node) == "Messages" and len(node.args) == 2):
             continue
