@@ -1,0 +1,85 @@
+"""The build-time answers worked out in a second process (macros/build/answers_beside.py) give
+the site the hooks alone would have given, byte for byte, and a failure there stops the build
+with the message it would have had in the hooks."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from macros.build import answers_beside, shipping
+from macros.build.build_site import BuildFailed, build_site
+
+from .site_build import LOCALE_CONFIGS
+
+
+def contents(site: Path) -> dict[str, str]:
+    """Every file of a built site by its path, as the SHA-256 of its bytes."""
+    return {
+        path.relative_to(site).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(site.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def serial_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Both locales built with the answers in the hooks, after each locale's pages."""
+    return build_site(tmp_path_factory.mktemp("serial") / "site", beside=False)
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_the_answers_written_beside_give_the_site_the_hooks_give(serial_site, tmp_path, monkeypatch, method):
+    # The build's own process must not work out the answers: the second process writes them.
+    def not_here(*args: object) -> None:
+        raise AssertionError("the hooks computed the answers that the second process writes")
+
+    monkeypatch.setattr(shipping, "ship_answers", not_here)
+    monkeypatch.setattr(answers_beside, "start_method", lambda: method)
+    site = build_site(tmp_path / "site")
+    built, serial = contents(site), contents(serial_site)
+    assert sum(name.startswith("engine/answers/") for name in serial) > 100
+    assert sorted(built) == sorted(serial)
+    assert [name for name in serial if built[name] != serial[name]] == []
+
+
+def failing_on(locale: str, error: Exception) -> Callable[..., None]:
+    """A stand-in for shipping.write_answers that fails on `locale`."""
+    real = shipping.write_answers
+
+    def write_answers(shared: Path, answers: dict, code: str, words: dict) -> None:
+        if code == locale:
+            raise error
+        real(shared, answers, code, words)
+
+    return write_answers
+
+
+@pytest.mark.parametrize(
+    "error",
+    [ValueError("no words for the reason 'tp_too_wide'"), PluginError("the answers' folder is full")],
+    ids=["exception", "mkdocs-error"],
+)
+def test_a_failure_of_the_answers_stops_the_build_as_it_would_in_the_hooks(tmp_path, monkeypatch, capsys, error):
+    monkeypatch.setattr(shipping, "write_answers", failing_on("en", error))
+    said = {}
+    for beside in (False, True):
+        target = tmp_path / f"site-{beside}"
+        marker = target / "fr" / "index.html"
+        marker.parent.mkdir(parents=True)
+        marker.write_text("the previous site", encoding="utf-8")
+        capsys.readouterr()
+        with pytest.raises(BuildFailed) as failed:
+            build_site(target, [LOCALE_CONFIGS["fr"], LOCALE_CONFIGS["en"]])
+        err = capsys.readouterr().err
+        said[beside] = (str(failed.value.code), [line for line in err.splitlines() if str(error) in line])
+        assert marker.read_text(encoding="utf-8") == "the previous site"
+        assert not (tmp_path / f".site-{beside}.building").exists()
+    assert said[True] == said[False]
+    message, lines = said[True]
+    assert message.startswith(f"build of en ({LOCALE_CONFIGS['en'].name}) failed")
+    assert str(error) in message + "".join(lines)
