@@ -66,7 +66,10 @@ class AnswersBeside:
     def __init__(self, shared: Path, locales: list[str], method: str | None = None) -> None:
         self.shared = shared
         self.locales = locales
-        context = multiprocessing.get_context(method or start_method())
+        method = method or start_method()
+        if method == "fork":
+            _prepare()
+        context = multiprocessing.get_context(method)
         self._connection, theirs = context.Pipe()
         self._process = context.Process(target=_work, args=(theirs, shared, locales, os.getpid()), daemon=True)
         self._process.start()
@@ -97,6 +100,17 @@ class AnswersBeside:
             self._process.kill()
         self._process.join()
         self._connection.close()
+
+
+def _prepare() -> None:
+    """Before a fork: import what both processes use and read the catalog (kept by
+    catalog_loader.read_catalog), once for the two of them. A catalog with problems is left for
+    the pages' build to report, as it would without this process."""
+    from macros.build import build_answers, shipping  # noqa: F401 (imported for the fork)
+    from macros.catalog_loader import CATALOG_DIR, read_catalog
+    from macros.render import locale_format  # noqa: F401 (imported for the fork)
+
+    read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
 
 
 def _work(connection: Connection, shared: Path, locales: list[str], parent: int) -> None:

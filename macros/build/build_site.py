@@ -158,13 +158,16 @@ def _build_into(target: Path, chosen: list[Path], every: bool) -> list[str]:
     from mkdocs.config import load_config
 
     from macros.build.site_root import write_root
+    from macros.locales import locales as site_locales
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     log = _listen()
+    known = {locale.config.resolve(): locale.code for locale in site_locales()}
     locales = []
     for config_file in chosen:
-        config = load_config(str(config_file))
-        locale = config["theme"]["language"]
+        # A locale's config builds the language macros/locales.py gives it; another config is
+        # read once more to learn its language (theme.language).
+        locale = known.get(config_file.resolve()) or load_config(str(config_file))["theme"]["language"]
         log.locale = locale
         config = load_config(str(config_file), site_dir=str(target / locale), strict=True)
         try:
