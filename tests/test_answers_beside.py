@@ -1,4 +1,4 @@
-"""The build-time answers worked out in a second process (macros/build/answers_beside.py) give
+"""The build-time answers worked out in processes beside the build (macros/build/answers_beside.py) give
 the site the hooks alone would have given, byte for byte, and a failure there stops the build
 with the message it would have had in the hooks."""
 
@@ -32,14 +32,15 @@ def serial_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(tmp_path_factory.mktemp("serial") / "site", beside=False)
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_the_answers_written_beside_give_the_site_the_hooks_give(serial_site, tmp_path, monkeypatch, method):
-    # The build's own process must not work out the answers: the second process writes them.
+@pytest.mark.parametrize(("method", "cores"), [("fork", 1), ("fork", 2), ("spawn", 3)])
+def test_the_answers_written_beside_give_the_site_the_hooks_give(serial_site, tmp_path, monkeypatch, method, cores):
+    # The build's own process must not work out the answers: the processes beside write them.
     def not_here(*args: object) -> None:
-        raise AssertionError("the hooks computed the answers that the second process writes")
+        raise AssertionError("the hooks computed the answers that the processes beside write")
 
     monkeypatch.setattr(shipping, "ship_answers", not_here)
     monkeypatch.setattr(answers_beside, "start_method", lambda: method)
+    monkeypatch.setattr(answers_beside, "usable_cores", lambda: cores)
     site = build_site(tmp_path / "site")
     built, serial = contents(site), contents(serial_site)
     assert sum(name.startswith("engine/answers/") for name in serial) > 100

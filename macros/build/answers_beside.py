@@ -1,22 +1,28 @@
-"""The build-time answers worked out in a second process while the first one renders the pages.
+"""The build-time answers worked out in processes beside the build while it renders the pages.
 
 The answers (every model in every format, for each locale: macros/build/shipping.py) are most of
 a cold build's work, and they need nothing of the pages. So `make site`
-(macros/build/build_site.py) starts this process first, before anything else: it reads the
-catalog and asks the engine every answer (macros/build/build_answers.py) while the first process
-checks the message catalogs and renders the pages on the machine's other core. Once the catalogs
-are checked, the first process hands it each locale's engine words (`give_words`); it writes the
-answers files, and the build waits for it (`wait`) before it hashes them into the manifest and
-swaps the folder in. The files are the ones the hooks would have written themselves (a test
-holds a build's site equal, byte for byte, to one built with the answers in the hooks).
+(macros/build/build_site.py) starts these processes first: one per usable core, each with its
+share of the formats (an answers file holds one format's), forked once the catalog is read and
+the engine imported. Each asks the engine its answers (macros/build/build_answers.py) while the
+build checks the message catalogs and renders the pages; once the catalogs are checked, the
+build hands them each locale's engine words (`give_words`); they write their answers files, and
+the build waits for them (`wait`) before it hashes the files into the manifest and swaps the
+folder in. The files are the ones the hooks would have written themselves (a test holds a
+build's site equal, byte for byte, to one built with the answers in the hooks).
+
+They run at a lower priority (`NICE`): the pages' build, which the whole build waits for too,
+keeps a core, and they use every core it leaves, all of them once the pages are done (on two
+cores, a cold build of both locales ends sooner so than with one process beside, or two at the
+build's own priority).
 
 The hooks learn that a locale's answers are written beside them from the environment
 (`ENVIRONMENT`: the locales' codes), which the build sets around its own MkDocs builds only:
 `mkdocs build` alone, and the preview, do them in the hooks as before.
 
 A failure here stops the build as it would have in the hooks: named with the locale whose
-answers failed (`Failure`), after anything the pages' build found wrong (that one stops the
-second process at once).
+answers failed (`Failure`; the first locale's, when several did), after anything the pages'
+build found wrong (that one stops the processes at once).
 """
 
 from __future__ import annotations
@@ -32,11 +38,12 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-ENVIRONMENT = "SITE_ANSWERS_BESIDE"  # the locales whose answers another process writes, comma-separated
+NICE = 5  # how much lower the processes beside run than the pages' build
+ENVIRONMENT = "SITE_ANSWERS_BESIDE"  # the locales whose answers the processes beside write, comma-separated
 
 
 def written_beside(locale: str) -> bool:
-    """Whether the build writes `locale`'s answers in its second process (the hooks then do not)."""
+    """Whether the build writes `locale`'s answers in processes beside it (the hooks then do not)."""
     return locale in os.environ.get(ENVIRONMENT, "").split(",")
 
 
@@ -52,77 +59,110 @@ class Failure:
 
 
 def start_method() -> str:
-    """How the second process starts: a fork where this process runs one thread (it is then
-    started at once, with what is already imported), else a fresh interpreter (a fork copies
-    the calling thread alone, and a lock another thread held would stay locked in the copy)."""
+    """How the processes start: a fork where this process runs one thread (started at once,
+    with what is already imported and read), else a fresh interpreter (a fork copies the calling
+    thread alone, and a lock another thread held would stay locked in the copy)."""
     if sys.platform.startswith("linux") and threading.active_count() == 1:
         return "fork"
     return "spawn"
 
 
-class AnswersBeside:
-    """The second process of one build: it writes the answers of `locales` into `shared`."""
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
-    def __init__(self, shared: Path, locales: list[str], method: str | None = None) -> None:
-        self.shared = shared
+
+class AnswersBeside:
+    """The answers of `locales`, written into `shared` by processes beside this one: one per
+    usable core, each for its share of the formats (an answers file holds one format's)."""
+
+    def __init__(
+        self, shared: Path, locales: list[str], method: str | None = None, processes: int | None = None
+    ) -> None:
         self.locales = locales
+        self._jobs: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
         method = method or start_method()
-        if method == "fork":
-            _prepare()
+        # Read here, before a fork, once for every process (catalog_loader.read_catalog keeps it);
+        # a catalog with problems is left for the pages' build to report, with no process beside.
+        formats = _formats()
+        if not formats:
+            return
+        count = max(1, min(processes or usable_cores(), len(formats)))
         context = multiprocessing.get_context(method)
-        self._connection, theirs = context.Pipe()
-        self._process = context.Process(target=_work, args=(theirs, shared, locales, os.getpid()), daemon=True)
-        self._process.start()
-        theirs.close()
+        for index in range(count):
+            ours, theirs = context.Pipe()
+            share = formats[index::count]
+            process = context.Process(target=_work, args=(theirs, shared, locales, share, os.getpid()), daemon=True)
+            process.start()
+            theirs.close()
+            self._jobs.append((process, ours))
+
+    def __bool__(self) -> bool:
+        """Whether processes write the answers (none when the catalog has problems)."""
+        return bool(self._jobs)
 
     def give_words(self) -> None:
-        """Hand the process each locale's engine words (once the message catalogs are checked)."""
+        """Hand the processes each locale's engine words (once the message catalogs are checked)."""
         from macros.messages import engine_words
 
-        with contextlib.suppress(OSError):  # it ended: `wait` says why
-            self._connection.send({locale: engine_words(locale) for locale in self.locales})
+        words = {locale: engine_words(locale) for locale in self.locales}
+        for _process, connection in self._jobs:
+            with contextlib.suppress(OSError):  # it ended: `wait` says why
+                connection.send(words)
 
     def wait(self) -> Failure | None:
-        """Wait for every answers file; the failure, if one stopped them."""
+        """Wait for every answers file; the failure, if one stopped them (of the first locale,
+        as the hooks would have met it first)."""
+        failures = []
         try:
-            outcome = self._connection.recv()
-        except (EOFError, OSError):
-            self._process.join()
-            code = self._process.exitcode
-            return Failure(self.locales[0], f"the build-time answers' process ended without a word (exit code {code})")
+            for process, connection in self._jobs:
+                try:
+                    outcome = connection.recv()
+                except (EOFError, OSError):
+                    process.join()
+                    text = f"the build-time answers' process ended without a word (exit code {process.exitcode})"
+                    outcome = Failure(self.locales[0], text)
+                if isinstance(outcome, Failure):
+                    failures.append(outcome)
         finally:
             self.stop()
-        return outcome if isinstance(outcome, Failure) else None
+        return min(failures, key=lambda failure: self.locales.index(failure.locale), default=None)
 
     def stop(self) -> None:
-        """End the process (done, or no longer wanted) and wait for it."""
-        if self._process.is_alive():
-            self._process.kill()
-        self._process.join()
-        self._connection.close()
+        """End the processes (done, or no longer wanted) and wait for them."""
+        for process, connection in self._jobs:
+            if process.is_alive():
+                process.kill()
+            process.join()
+            connection.close()
 
 
-def _prepare() -> None:
-    """Before a fork: import what both processes use and read the catalog (kept by
-    catalog_loader.read_catalog), once for the two of them. A catalog with problems is left for
-    the pages' build to report, as it would without this process."""
+def _formats() -> list[str]:
+    """The catalog's format ids, read (with what both processes use imported) before a fork; none
+    when the catalog has problems."""
     from macros.build import build_answers, shipping  # noqa: F401 (imported for the fork)
     from macros.catalog_loader import CATALOG_DIR, read_catalog
     from macros.render import locale_format  # noqa: F401 (imported for the fork)
 
-    read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
+    data, problems = read_catalog(os.environ.get("GUIDE_CATALOG") or CATALOG_DIR)
+    return [] if problems else [fmt["id"] for fmt in data["formats"]]
 
 
-def _work(connection: Connection, shared: Path, locales: list[str], parent: int) -> None:
-    """The second process: the answers, then their files once the words come."""
+def _work(connection: Connection, shared: Path, locales: list[str], formats: list[str], parent: int) -> None:
+    """A process beside the build: the answers in `formats`, then their files once the words come."""
     _end_with_parent(parent)
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
     locale = locales[0]
     try:
         from macros.build.build_answers import raw_answers
         from macros.build.shipping import write_answers
         from macros.catalog_loader import read_for_build
 
-        answers = raw_answers(read_for_build())
+        answers = raw_answers(read_for_build(), formats)
         words: dict[str, dict[str, str]] = connection.recv()
         for locale in locales:
             write_answers(shared, answers, locale, words[locale])

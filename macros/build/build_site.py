@@ -3,9 +3,9 @@
 One config per locale sits beside mkdocs.yml (mkdocs.yml is French, mkdocs.<code>.yml the
 others). Building them in one process reads the catalog once for all locales. The build-time
 answers (every model in every format, most of a cold build's work) are worked out once for all
-locales in a second process started first, while this one checks the message catalogs and
-renders the pages (macros/build/answers_beside.py); the build waits for it before it hashes
-them into the manifest. Then the root files (language chooser, 404) are written.
+locales in processes started first, one per core, while this one checks the message catalogs and
+renders the pages (macros/build/answers_beside.py); the build waits for them before it hashes
+the answers into the manifest. Then the root files (language chooser, 404) are written.
 
 The site is built into a fresh folder beside the target (`.site.building`) and swapped in only
 once every locale and every shipped file is there, in one step (see `_swap`): a build that
@@ -82,7 +82,7 @@ def build_site(target: Path, configs: list[Path] | None = None, clean: bool = Tr
 
     With `clean` (the default), into a fresh folder swapped in for `target` once complete;
     without, over what `target` holds (the benchmark's warm builds). With `beside` (the
-    default), the build-time answers are worked out in a second process meanwhile
+    default), the build-time answers are worked out in processes beside this one meanwhile
     (macros/build/answers_beside.py); without, in the hooks after each locale's pages.
     """
     chosen = configs or locale_configs()
@@ -116,7 +116,7 @@ def _build_all(site: Path, chosen: list[Path], every: bool, beside: bool) -> lis
     job = AnswersBeside(site, codes) if codes else None
     try:
         check_messages()
-        if job is None:
+        if not job:
             return _build_into(site, chosen, every)
         job.give_words()
         with announced(codes):
