@@ -4,7 +4,13 @@ with the message it would have had in the hooks."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +20,7 @@ from mkdocs.exceptions import PluginError
 from macros.build import answers_beside, shipping
 from macros.build.build_site import BuildFailed, build_site
 
-from .site_build import LOCALE_CONFIGS
+from .site_build import LOCALE_CONFIGS, ROOT
 
 
 def contents(site: Path) -> dict[str, str]:
@@ -84,3 +90,54 @@ def test_a_failure_of_the_answers_stops_the_build_as_it_would_in_the_hooks(tmp_p
     message, lines = said[True]
     assert message.startswith(f"build of en ({LOCALE_CONFIGS['en'].name}) failed")
     assert str(error) in message + "".join(lines)
+
+
+def _stat(pid: int) -> tuple[int, str] | None:
+    """A process's parent and state (/proc/<pid>/stat); None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1]), fields[0]
+
+
+def _running(pid: int) -> bool:
+    found = _stat(pid)
+    return found is not None and found[1] not in "ZX"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_processes_beside_end_with_a_killed_build(tmp_path):
+    """A build killed while its answers are worked out leaves no process writing into its folder."""
+    build = subprocess.Popen(
+        [sys.executable, "-m", "macros.build.build_site", str(tmp_path / "site")],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    try:
+        own = Path(f"/proc/{build.pid}/cmdline").read_bytes()
+        beside: list[int] = []
+        deadline = time.monotonic() + 60
+        while not beside and build.poll() is None and time.monotonic() < deadline:
+            pids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+            # The processes beside are forks: the build's own command line, the build their parent.
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    found = _stat(pid)
+                    if found and found[0] == build.pid and Path(f"/proc/{pid}/cmdline").read_bytes() == own:
+                        beside.append(pid)
+            time.sleep(0.01)
+        assert beside, "no process beside the build was seen"
+        build.send_signal(signal.SIGKILL)
+        build.wait()
+        # They would end by themselves once their answers are done, seconds later: the system ends them now.
+        deadline = time.monotonic() + 1
+        while any(_running(pid) for pid in beside) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [pid for pid in beside if _running(pid)] == []
+    finally:
+        if build.poll() is None:
+            build.kill()
+            build.wait()
