@@ -73,6 +73,7 @@ def failing_on(locale: str, error: Exception) -> Callable[..., None]:
 )
 def test_a_failure_of_the_answers_stops_the_build_as_it_would_in_the_hooks(tmp_path, monkeypatch, capsys, error):
     monkeypatch.setattr(shipping, "write_answers", failing_on("en", error))
+    monkeypatch.setattr(answers_beside, "start_method", lambda: "fork")  # the processes see the stand-in
     said = {}
     for beside in (False, True):
         target = tmp_path / f"site-{beside}"
@@ -90,6 +91,21 @@ def test_a_failure_of_the_answers_stops_the_build_as_it_would_in_the_hooks(tmp_p
     message, lines = said[True]
     assert message.startswith(f"build of en ({LOCALE_CONFIGS['en'].name}) failed")
     assert str(error) in message + "".join(lines)
+
+
+def test_a_process_beside_that_dies_stops_the_build_saying_so(tmp_path, monkeypatch, capsys):
+    def dies(shared: Path, answers: dict, code: str, words: dict) -> None:
+        os._exit(3)  # as the system's out-of-memory killer would end it: no word, no cleanup
+
+    monkeypatch.setattr(shipping, "write_answers", dies)
+    monkeypatch.setattr(answers_beside, "start_method", lambda: "fork")  # the processes see the stand-in
+    with pytest.raises(BuildFailed) as failed:
+        build_site(tmp_path / "site", [LOCALE_CONFIGS["fr"], LOCALE_CONFIGS["en"]])
+    assert failed.value.code == (
+        f"build of fr ({LOCALE_CONFIGS['fr'].name}) failed: "
+        "the build-time answers' process ended without a word (exit code 3)"
+    )
+    assert not (tmp_path / "site").exists() and not (tmp_path / ".site.building").exists()
 
 
 def _stat(pid: int) -> tuple[int, str] | None:

@@ -170,7 +170,8 @@ def _work(connection: Connection, shared: Path, locales: list[str], formats: lis
     except EOFError:  # the build gave up (its pages failed): nothing to say
         return
     except BaseException as error:  # every failure is the build's to report
-        connection.send(_failure(locale, error))
+        with contextlib.suppress(OSError):  # unless the build is gone
+            connection.send(_failure(locale, error))
     finally:
         connection.close()
 
