@@ -94,8 +94,13 @@ class AnswersBeside:
         context = multiprocessing.get_context(method)
         for index in range(count):
             ours, theirs = context.Pipe()
+            # A fork holds copies of this process's ends of the pipes: it closes them, so that
+            # it reads the end of its own pipe when this process is gone.
+            copies = [ours, *(connection for _process, connection in self._jobs)] if method == "fork" else []
             share = formats[index::count]
-            process = context.Process(target=_work, args=(theirs, shared, locales, share, os.getpid()), daemon=True)
+            process = context.Process(
+                target=_work, args=(theirs, shared, locales, share, os.getpid(), copies), daemon=True
+            )
             process.start()
             theirs.close()
             self._jobs.append((process, ours))
@@ -151,8 +156,12 @@ def _formats() -> list[str]:
     return [] if problems else [fmt["id"] for fmt in data["formats"]]
 
 
-def _work(connection: Connection, shared: Path, locales: list[str], formats: list[str], parent: int) -> None:
+def _work(
+    connection: Connection, shared: Path, locales: list[str], formats: list[str], parent: int, copies: list[Connection]
+) -> None:
     """A process beside the build: the answers in `formats`, then their files once the words come."""
+    for copy in copies:
+        copy.close()
     _end_with_parent(parent)
     with contextlib.suppress(OSError):
         os.nice(NICE)
