@@ -2,19 +2,18 @@
 
 The answers (every model in every format, for each locale: macros/build/shipping.py) are most of
 a cold build's work, and they need nothing of the pages. So `make site`
-(macros/build/build_site.py) starts these processes first: one per usable core, each with its
-share of the formats (an answers file holds one format's), forked once the catalog is read and
-the engine imported. Each asks the engine its answers (macros/build/build_answers.py) while the
-build checks the message catalogs and renders the pages; once the catalogs are checked, the
-build hands them each locale's engine words (`give_words`); they write their answers files, and
-the build waits for them (`wait`) before it hashes the files into the manifest and swaps the
-folder in. The files are the ones the hooks would have written themselves (a test holds a
+(macros/build/build_site.py) starts these processes first: one per usable core but the one the
+pages' build keeps (one at least), each with its share of the formats (an answers file holds one
+format's), forked once the catalog is read and the engine imported. Each asks the engine its
+answers (macros/build/build_answers.py) while the build checks the message catalogs and renders
+the pages; once the catalogs are checked, the build hands them each locale's engine words
+(`give_words`); they write their answers files, and the build waits for them (`wait`) before it
+hashes the files into the manifest and swaps the folder in. The files are the ones the hooks would have written themselves (a test holds a
 build's site equal, byte for byte, to one built with the answers in the hooks).
 
-They run at a lower priority (`NICE`): the pages' build, which the whole build waits for too,
-keeps a core, and they use every core it leaves, all of them once the pages are done (on two
-cores, a cold build of both locales ends sooner so than with one process beside, or two at the
-build's own priority).
+On two cores, a cold build of both locales ended as soon with one process beside as with two
+(the pages' build then shares its core), and two at a lower priority (nice 5) ended later as
+soon as other work ran on the machine: they then got little of it.
 
 The hooks learn that a locale's answers are written beside them from the environment
 (`ENVIRONMENT`: the locales' codes), which the build sets around its own MkDocs builds only:
@@ -38,7 +37,6 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-NICE = 5  # how much lower the processes beside run than the pages' build
 ENVIRONMENT = "SITE_ANSWERS_BESIDE"  # the locales whose answers the processes beside write, comma-separated
 
 
@@ -77,7 +75,8 @@ def usable_cores() -> int:
 
 class AnswersBeside:
     """The answers of `locales`, written into `shared` by processes beside this one: one per
-    usable core, each for its share of the formats (an answers file holds one format's)."""
+    usable core but this one's, each for its share of the formats (an answers file holds one
+    format's)."""
 
     def __init__(
         self, shared: Path, locales: list[str], method: str | None = None, processes: int | None = None
@@ -90,7 +89,7 @@ class AnswersBeside:
         formats = _formats()
         if not formats:
             return
-        count = max(1, min(processes or usable_cores(), len(formats)))
+        count = max(1, min(processes or usable_cores() - 1, len(formats)))
         context = multiprocessing.get_context(method)
         for index in range(count):
             ours, theirs = context.Pipe()
@@ -163,8 +162,6 @@ def _work(
     for copy in copies:
         copy.close()
     _end_with_parent(parent)
-    with contextlib.suppress(OSError):
-        os.nice(NICE)
     locale = locales[0]
     try:
         from macros.build.build_answers import raw_answers

@@ -3,9 +3,10 @@
 One config per locale sits beside mkdocs.yml (mkdocs.yml is French, mkdocs.<code>.yml the
 others). Building them in one process reads the catalog once for all locales. The build-time
 answers (every model in every format, most of a cold build's work) are worked out once for all
-locales in processes started first, one per core, while this one checks the message catalogs and
-renders the pages (macros/build/answers_beside.py); the build waits for them before it hashes
-the answers into the manifest. Then the root files (language chooser, 404) are written.
+locales in processes started first, one per core but this one's, while this one checks the
+message catalogs and renders the pages (macros/build/answers_beside.py); the build waits for
+them before it hashes the answers into the manifest. Then the root files (language chooser,
+404) are written.
 
 The site is built into a fresh folder beside the target (`.site.building`) and swapped in only
 once every locale and every shipped file is there, in one step (see `_swap`): a build that
