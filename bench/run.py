@@ -5,6 +5,7 @@ its spread (min–max), the machine and the versions, the targets and whether th
 the history of earlier runs (one line per run, kept from the previous results.json).
 
     .venv/bin/python bench/run.py [--runs N]
+    .venv/bin/python bench/run.py --only build [--runs N]   the build's figures alone, printed
 """
 
 from __future__ import annotations
@@ -872,7 +873,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--note", default="", help="what changed since the last run, for the history")
+    parser.add_argument(
+        "--only",
+        choices=["build"],
+        help="measure this part alone and print its figures, writing no results (the build: cold and warm, ours and bare)",
+    )
     args = parser.parse_args()
+    if args.only == "build":
+        with tempfile.TemporaryDirectory() as tmp:
+            figures = bench_build(args.runs, Path(tmp))
+        figures["build_ratio"] = figures["build_ratio_runs"]["median"]
+        print(json.dumps(figures, indent=1))
+        return
     if not CHROMIUM.exists():
         raise SystemExit(f"the benchmark drives Debian's Chromium at {CHROMIUM}: apt-get install chromium")
     figures: dict[str, Any] = {}

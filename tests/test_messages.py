@@ -16,7 +16,7 @@ import pytest
 import yaml
 from babel.messages.pofile import read_po, write_po
 
-from macros import messages
+from macros import message_extractors, messages
 from macros.fitengine.reasons import TEMPLATES
 from macros.i18n import LABELS, WIDGET
 from macros.locales import codes
@@ -84,6 +84,25 @@ def test_the_extraction_finds_every_table_and_every_unmapped_reason():
     where = used["labels.node"].where[0]
     path, line = where.split(":")
     assert '"node": "Node"' in (ROOT / path).read_text("utf-8").splitlines()[int(line) - 1]
+
+
+def test_libyaml_extracts_the_catalog_texts_at_the_lines_the_pure_parser_gives(monkeypatch):
+    """The catalog's extractor composes the YAML with libyaml when PyYAML has it: every text,
+    context and line is the one PyYAML's own parser gives."""
+    files = [*sorted((ROOT / "catalog").glob("*.yaml")), ROOT / "catalog" / "validation" / "records.yaml"]
+
+    def extracted() -> list[tuple[int, str, tuple[str, ...], list[str]]]:
+        found = []
+        for path in files:
+            with path.open("rb") as handle:
+                found += list(message_extractors.extract_catalog(handle, (), (), {}))
+        return found
+
+    assert yaml.__with_libyaml__, "PyYAML without libyaml: the build's check composes the catalog in Python"
+    fast = extracted()
+    monkeypatch.setattr(message_extractors, "LIBYAML", False)
+    assert fast == extracted()
+    assert len(fast) >= 100 and {message[2][0].split(".")[0] for message in fast} == {"catalog", "unmapped"}
 
 
 def test_a_message_that_is_not_a_literal_is_refused_with_its_line():

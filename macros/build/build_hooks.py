@@ -3,6 +3,8 @@
 After each locale's build this writes, once for all locales, beside the locale folders, the
 engine, its manifest, the catalog, the engine's words, the build-time answers
 (macros/build/shipping.py) and Pyodide's start-up snapshot (macros/build/pyodide_snapshot.py).
+`make site` writes the answers in processes beside the build instead, while the pages are
+rendered (macros/build/answers_beside.py), and the hooks leave them to those.
 
 Under `mkdocs serve` the preview serves one locale at its root, so they go inside it instead,
 and the build-time answers and the snapshot are skipped (the preview's widget waits for Pyodide).
@@ -47,18 +49,22 @@ class HooksConfig:
     site_dir: Path
     serving: bool  # built by `mkdocs serve`: one locale, served at the preview's root
     snapshot: bool  # ship Pyodide's start-up snapshot (SITE_SNAPSHOT=off: no; never in the preview)
+    answers_beside: bool = False  # processes beside the build write the answers (macros/build/answers_beside.py)
     cache: Path = CACHE  # what builds keep between processes (the theme's listing, Jinja's bytecode)
 
     @classmethod
     def read(cls, config: MkDocsConfig) -> HooksConfig:
+        from macros.build.answers_beside import written_beside
         from macros.build.pyodide_snapshot import enabled
 
         serving = previewing(config)
+        locale = config["theme"]["language"]
         return cls(
-            locale=config["theme"]["language"],
+            locale=locale,
             site_dir=Path(config["site_dir"]),
             serving=serving,
             snapshot=enabled() and not serving,
+            answers_beside=written_beside(locale) and not serving,
             cache=CACHE,
         )
 
@@ -251,5 +257,7 @@ def on_post_build(config: MkDocsConfig) -> None:
         from macros.build.pyodide_snapshot import ship_snapshot
 
         ship_snapshot(hooks.shared)
+    if hooks.answers_beside:  # processes beside the build write them; the build then hashes them
+        return
     shipping.ship_answers(hooks.shared, data, hooks.locale)
     shipping.hash_answers(hooks.shared)

@@ -1,8 +1,12 @@
 """Build every locale into site/ in one process: `python -m macros.build.build_site [SITE_DIR]`.
 
 One config per locale sits beside mkdocs.yml (mkdocs.yml is French, mkdocs.<code>.yml the
-others). Building them in one process reads the catalog and computes the build-time answers
-once for all locales. Then the root files (language chooser, 404) are written.
+others). Building them in one process reads the catalog once for all locales. The build-time
+answers (every model in every format, most of a cold build's work) are worked out once for all
+locales in processes started first, one per core but this one's, while this one checks the
+message catalogs and renders the pages (macros/build/answers_beside.py); the build waits for
+them before it hashes the answers into the manifest. Then the root files (language chooser,
+404) are written.
 
 The site is built into a fresh folder beside the target (`.site.building`) and swapped in only
 once every locale and every shipped file is there, in one step (see `_swap`): a build that
@@ -74,22 +78,23 @@ class BuildFailed(SystemExit):
     """A locale did not build; the message names it, the site folder is left as it was."""
 
 
-def build_site(target: Path, configs: list[Path] | None = None, clean: bool = True) -> Path:
+def build_site(target: Path, configs: list[Path] | None = None, clean: bool = True, beside: bool = True) -> Path:
     """Build the given locale configs (all by default) into target/<locale>/.
 
     With `clean` (the default), into a fresh folder swapped in for `target` once complete;
-    without, over what `target` holds (the benchmark's warm builds).
+    without, over what `target` holds (the benchmark's warm builds). With `beside` (the
+    default), the build-time answers are worked out in processes beside this one meanwhile
+    (macros/build/answers_beside.py); without, in the hooks after each locale's pages.
     """
     chosen = configs or locale_configs()
     every = len(chosen) == len(locale_configs())
-    check_messages()
     if not clean:
-        _build_into(target, chosen, every)
+        _build_all(target, chosen, every, beside)
         return target
     staging = target.with_name(f".{target.name}.building")
     shutil.rmtree(staging, ignore_errors=True)  # what a killed build left
     try:
-        locales = _build_into(staging, chosen, every)
+        locales = _build_all(staging, chosen, every, beside)
         missing = incomplete(staging, locales, every)
         if missing:
             raise BuildFailed(f"build incomplete, {target} left as it was: missing {', '.join(missing[:5])}")
@@ -98,6 +103,40 @@ def build_site(target: Path, configs: list[Path] | None = None, clean: bool = Tr
         raise
     _swap(staging, target)
     return target
+
+
+def _build_all(site: Path, chosen: list[Path], every: bool, beside: bool) -> list[str]:
+    """The messages' check, every chosen locale's pages and, beside them, their answers."""
+    from macros.build.answers_beside import AnswersBeside, announced
+    from macros.locales import locales
+
+    known = {locale.config.resolve(): locale.code for locale in locales()}
+    codes = [known[config.resolve()] for config in chosen if config.resolve() in known] if beside else []
+    # Started first, so that the answers are worked out while the catalogs are checked and the
+    # pages rendered; a config of no known locale (a test's) has its answers in the hooks.
+    job = AnswersBeside(site, codes) if codes else None
+    try:
+        check_messages()
+        if not job:
+            return _build_into(site, chosen, every)
+        job.give_words()
+        with announced(codes):
+            built = _build_into(site, chosen, every)
+        failure = job.wait()
+        if failure is not None:
+            config = next(c for c in chosen if known.get(c.resolve()) == failure.locale)
+            if failure.build_error:  # as MkDocs reports one: logged, then the build aborted
+                _log.locale = failure.locale
+                logging.getLogger("mkdocs.commands.build").error(failure.text)
+                _log.locale = ""
+            raise _failed(failure.locale, config, "" if failure.exit or failure.build_error else failure.text)
+        from macros.build.shipping import hash_answers
+
+        hash_answers(site)
+        return built
+    finally:
+        if job is not None:
+            job.stop()
 
 
 def check_messages() -> None:
@@ -120,29 +159,37 @@ def _build_into(target: Path, chosen: list[Path], every: bool) -> list[str]:
     from mkdocs.config import load_config
 
     from macros.build.site_root import write_root
+    from macros.locales import locales as site_locales
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     log = _listen()
+    known = {locale.config.resolve(): locale.code for locale in site_locales()}
     locales = []
     for config_file in chosen:
-        config = load_config(str(config_file))
-        locale = config["theme"]["language"]
+        # A locale's config builds the language macros/locales.py gives it; another config is
+        # read once more to learn its language (theme.language).
+        locale = known.get(config_file.resolve()) or load_config(str(config_file))["theme"]["language"]
         log.locale = locale
         config = load_config(str(config_file), site_dir=str(target / locale), strict=True)
         try:
             build(config)
         except (Exception, SystemExit) as error:
-            lines = [] if isinstance(error, SystemExit) else str(error).strip().splitlines()
-            if len(lines) > 1:  # a long message (the catalog's problems, one a line) goes before
-                for line in lines[:50]:
-                    print(f"{locale}: {line[:300]}", file=sys.stderr)
-            detail = f": {lines[0][:300]}" if len(lines) == 1 else ""
-            raise BuildFailed(f"build of {locale} ({config_file.name}) failed{detail}") from error
+            raise _failed(locale, config_file, "" if isinstance(error, SystemExit) else str(error)) from error
         locales.append(locale)
     log.locale = ""
     if every:
         write_root(target)
     return locales
+
+
+def _failed(locale: str, config_file: Path, message: str) -> BuildFailed:
+    """A locale's build failed with `message` (empty: MkDocs already said why)."""
+    lines = message.strip().splitlines()
+    if len(lines) > 1:  # a long message (the catalog's problems, one a line) goes before
+        for line in lines[:50]:
+            print(f"{locale}: {line[:300]}", file=sys.stderr)
+    detail = f": {lines[0][:300]}" if len(lines) == 1 else ""
+    return BuildFailed(f"build of {locale} ({config_file.name}) failed{detail}")
 
 
 def incomplete(site: Path, locales: list[str], every: bool) -> list[str]:

@@ -116,13 +116,19 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     format chosen after it started, instead of every model's.
     """
     from macros.build.build_answers import raw_answers
+    from macros.messages import engine_words
+
+    write_answers(shared, raw_answers(data), locale, engine_words(locale))
+
+
+def write_answers(shared: Path, answers: dict[str, dict[str, Any]], locale: str, words: dict[str, str]) -> None:
+    """The answers files of `locale` (`ship_answers`'s) from the raw answers (model id -> format id
+    -> raw answer, build_answers.raw_answers') and the locale's engine words."""
     from macros.fitengine.api import with_reason_text
     from macros.fitengine.reasons import REASON_DIGITS
-    from macros.messages import engine_words
     from macros.render.locale_format import Formatter
 
     fmt = Formatter(locale)
-    words = engine_words(locale)
 
     # The reasons repeat their figures (a node's memory, a card's capacity): locale_format
     # writes each once per locale.
@@ -132,14 +138,14 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     folder = shared / "engine" / "answers" / locale
     folder.mkdir(parents=True, exist_ok=True)
     bundles: dict[str, dict[str, Any]] = {}
-    for model, by_format in raw_answers(data).items():
+    for model, by_format in answers.items():
         for fmt_id, raw in by_format.items():
             rendered = with_reason_text(raw, words, number)
             bundles.setdefault(fmt_id, {})[model] = rendered
-    for fmt_id, answers in bundles.items():
+    for fmt_id, bundle in bundles.items():
         # Each answer is serialized once and written in both files: the texts are the ones
         # json.dumps gives for the two bundles (a test holds them to it).
-        texts = {model: answers_json(answer) for model, answer in answers.items()}
+        texts = {model: answers_json(answer) for model, answer in bundle.items()}
         head = f'{{"version":1,"locale":{answers_json(locale)},"format":{answers_json(fmt_id)}'
         whole = ",".join(f"{answers_json(model)}:{text}" for model, text in texts.items())
         (folder / f"{fmt_id}.json").write_text(f'{head},"answers":{{{whole}}}}}', encoding="utf-8")
