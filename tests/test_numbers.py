@@ -106,3 +106,20 @@ def test_the_engine_writes_any_finite_float_as_intl_does(locale):
     group, decimal = SEPARATORS[locale]
     for digits in (0, 1, 2):
         assert [fixed(v, digits, group, decimal) for v in HUGE] == want[str(digits)]
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_the_builds_quick_writer_writes_what_babel_writes(locale):
+    """The build writes a figure with the engine's writer and the locale's symbols once they
+    matched Babel's pattern on a few samples (locale_format._separators); over many more figures
+    it still writes what Babel's pattern writes."""
+    from macros.render.locale_format import _babel_number, _separators
+
+    assert _separators(locale) is not None
+    rng = random.Random(7)
+    values = [rng.uniform(-1e7, 1e7) for _ in range(2000)] + [rng.expovariate(1) for _ in range(2000)]
+    values += [round(v, 3) for v in values[:500]] + [k / 1000 for k in range(-2000, 2000)]
+    fmt = Formatter(locale)
+    for digits in range(4):
+        for value in values:
+            assert fmt.number(value, digits) == _babel_number(locale, digits, value), (value, digits)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from babel import Locale
-from babel.numbers import NumberPattern, format_percent, parse_pattern
+from babel.numbers import NumberPattern, format_percent, get_decimal_symbol, get_group_symbol, parse_pattern
 
-from macros.fitengine.numbers import rounded
+from macros.fitengine.numbers import fixed, rounded
 from macros.fitengine.reasons import Messages
 from macros.messages import Localized
 
@@ -26,8 +27,36 @@ def _decimal_pattern(digits: int) -> NumberPattern:
 @lru_cache(maxsize=65536)
 def _number(locale: str, digits: int, value: float) -> str:
     # Tables repeat the same figures (capacities, reserves, prices) across nodes and locales.
-    # Rounded first as the browser rounds (see fitengine/numbers.py); Babel then only writes it.
+    # Rounded first as the browser rounds (see fitengine/numbers.py); Babel then only writes it,
+    # or the engine's own writer with the locale's symbols where it writes what Babel does.
+    separators = _separators(locale)
+    if separators is not None and math.isfinite(value):
+        return fixed(value, digits, *separators)
+    return _babel_number(locale, digits, value)
+
+
+def _babel_number(locale: str, digits: int, value: float) -> str:
     return _decimal_pattern(digits).apply(rounded(value, digits), _locale(locale))
+
+
+# Figures the engine's writer is checked on before it stands in for Babel's: signs, zeros,
+# ties, groups, the largest and smallest a page writes.
+_SAMPLES = (0.0, -0.0, 0.05, 0.25, 0.35, -0.35, 1.005, 2.675, 999.95, 1234.5, -1234.5, 12345.678, 1e9 + 0.5, 3e-7)
+
+
+@cache
+def _separators(locale: str) -> tuple[str, str] | None:
+    """The locale's group and decimal symbols, when `numbers.fixed` with them writes every sample
+    as Babel does (a thousand times sooner); None where one differs (a locale that groups
+    otherwise, or writes its minus sign its own way)."""
+    code = _locale(locale)
+    separators = (get_group_symbol(code), get_decimal_symbol(code))
+    same = all(
+        fixed(value, digits, *separators) == _babel_number(locale, digits, value)
+        for value in _SAMPLES
+        for digits in range(4)
+    )
+    return separators if same else None
 
 
 @cache
