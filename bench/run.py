@@ -68,7 +68,11 @@ TARGETS = {
         "the engine, one workload asked afresh on every node of the catalog (CPython, nothing kept from an earlier question)",
     ),
     "repaint_ms": ("<", 50.0, "field change to new table painted, engine ready (every change, reader's pace)"),
-    "repaint_engine_only_ms": ("<", 50.0, "the same, for context and concurrency changes (no build-time answer)"),
+    "repaint_engine_only_ms": (
+        "<",
+        50.0,
+        "the same, for context and concurrency changes (the engine's; back at the default context, the build's file or the engine, the first to come)",
+    ),
     "loading_answer_ms": ("<", 100.0, "catalog model, then format, at the default context, before Pyodide is ready"),
     "slow_pending_ms": (
         "<",

@@ -63,3 +63,17 @@ test("prefetching fetches the model's other formats, not those already there", a
   assert.deepEqual(asked, ["answers/fr/bf16.json", "answers/fr/fp8/a.json", "answers/fr/awq/a.json"]);
   assert.deepEqual(built.kept("a", "fp8"), { n: 2 });
 });
+
+test("of the build's file and the engine, the first answer that is one is shown", async () => {
+  const { firstAnswer } = await import("../../overrides/assets/javascripts/configurator/built-answers.js");
+  const later = (value, ms) => new Promise((resolve) => setTimeout(() => resolve(value), ms));
+  const file = { ok: true, result: "file" };
+  const engine = { ok: true, result: "engine" };
+  assert.equal(await firstAnswer(later(file, 5), later(engine, 30)), file); // the file first, on a fast network
+  assert.equal(await firstAnswer(later(file, 30), later(engine, 5)), engine); // the engine first, on a slow one
+  assert.equal(await firstAnswer(later(null, 1), later(engine, 10)), engine); // no file: the engine's
+  const refused = { ok: false, error: "not ready" };
+  assert.equal(await firstAnswer(later(refused, 1), later(file, 10)), file); // a refusal waits for the other
+  assert.equal(await firstAnswer(later(refused, 1), later(null, 5)), refused); // the refusal where nothing else came
+  assert.equal(await firstAnswer(later(null, 1), Promise.reject(new Error("x"))), null);
+});

@@ -5,7 +5,7 @@
 // describes, the link, the build's answers, the card, the rows and their cells, the filters,
 // the chart's input, sharing, the events), with its tests under tests/js/.
 
-import { BuiltAnswers } from "./configurator/built-answers.js";
+import { BuiltAnswers, firstAnswer } from "./configurator/built-answers.js";
 import { Card } from "./configurator/card.js";
 import { chartHighlight, chartSvg } from "./configurator/chart.js";
 import { bindEvents } from "./configurator/events.js";
@@ -202,15 +202,19 @@ class Configurator {
       // in memory: nothing is quicker, ready or not.
       out = { ok: true, result: kept };
       this.waiting = false;
+    } else if (asBuilt) {
+      // The build computed this very question: its file (a few kB, checked against the manifest)
+      // usually comes sooner than the engine works the answer out. Once the engine is ready it
+      // is asked too, and the first answer shown (the engine's on a slow network, or where the
+      // file is not there).
+      this.setPending("pending");
+      const built = this.built.answer(request.model, request.format).then((r) => (r ? { ok: true, result: r } : null));
+      out = engineState() === "ready" ? await firstAnswer(built, askEngine(request, this.locale)) : await built;
+      this.waiting = !out; // the build's answer is the engine's: no need to ask again when ready
     } else if (engineState() === "ready") {
       this.waiting = false;
       this.setPending("pending");
       out = await askEngine(request, this.locale);
-    } else if (asBuilt) {
-      this.setPending("pending");
-      const built = await this.built.answer(request.model, request.format);
-      out = built ? { ok: true, result: built } : null;
-      this.waiting = !out; // the build's answer is the engine's: no need to ask again when ready
     } else {
       this.waiting = true;
       this.setPending("pending");

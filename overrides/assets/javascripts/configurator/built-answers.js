@@ -66,3 +66,22 @@ export class BuiltAnswers {
     }
   }
 }
+
+// The first of several answers to arrive that is one ({ok: true, ...}); where none is, the last
+// refusal (an engine's {ok: false}), or null when every one came back empty (a missing file).
+export function firstAnswer(...answers) {
+  return new Promise((resolve) => {
+    let left = answers.length;
+    let refusal = null;
+    const done = () => --left || resolve(refusal);
+    for (const answer of answers) {
+      answer.then((out) => {
+        if (out?.ok) resolve(out);
+        else {
+          refusal = out || refusal;
+          done();
+        }
+      }, done);
+    }
+  });
+}
