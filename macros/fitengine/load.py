@@ -170,9 +170,7 @@ def _most_at_target(work: Workload, sizing: Sizing, serving: Serving) -> int:
         return work.meets(steady(batch).tpot_s, steady(batch).ttft_s)
 
     def misses(batch: int) -> tuple[float, float]:  # by how much speed and first token miss, as logarithms
-        found = steady(batch)
-        speed = found.tpot_s * work.min_tok_s if work.min_tok_s is not None else 0.0
-        first = found.ttft_s / work.max_ttft_s if work.max_ttft_s is not None else 0.0
+        speed, first = work.misses(steady(batch).tpot_s, steady(batch).ttft_s)
         return math.log(max(speed, 1e-300)), math.log(max(first, 1e-300))
 
     if admitted < 1 or not within(1):

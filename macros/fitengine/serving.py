@@ -34,10 +34,9 @@ serving engine schedules it between decode steps), so prefill time counts agains
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
@@ -53,7 +52,6 @@ _EXACT_CHUNKS = 16
 _GROUPS = 16
 _STEADY_ROUNDS = 60  # at most, of the search for the steady cycle (it closes to a part in 10^12 in a few)
 _BUSIEST = 1 - 1e-9  # the prompt queue's load stays below 1: the closed loop slows the arrivals first
-_T = TypeVar("_T")
 _LEAST_CHUNK = 64  # a step always takes some prompt tokens (vLLM preempts decodes before starving prompts)
 
 
@@ -120,13 +118,6 @@ class Serving:
     def alone(self) -> bool:
         """Whether the replica runs no collective (one card: no link to cross)."""
         return self.tp_link is None and self.pp_link is None and self.ep_link is None
-
-    def kept(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
-        """What `make` gives, made once per `key` for this replica (the nodes of a card share it)."""
-        found = self.memo.get(key)
-        if found is None:
-            found = self.memo[key] = make()
-        return found  # type: ignore[return-value]
 
     @once
     def _weights(self) -> tuple[float, float, float]:

@@ -53,12 +53,17 @@ class Workload:
             self.max_ttft_s is None or ttft_s <= self.max_ttft_s
         )
 
+    def misses(self, tpot_s: float, ttft_s: float) -> tuple[float, float]:
+        """The factors by which speed and first token miss the target (1 or less: met; 0 for a
+        part the target does not set)."""
+        speed = tpot_s * self.min_tok_s if self.min_tok_s is not None else 0.0
+        first = ttft_s / self.max_ttft_s if self.max_ttft_s is not None else 0.0
+        return speed, first
+
     def shortfall(self, tpot_s: float, ttft_s: float) -> float:
         """How far from the target: the larger of the factors by which speed and first token miss it
         (1 or less: met)."""
-        speed = tpot_s * self.min_tok_s if self.min_tok_s is not None else 0.0
-        first = ttft_s / self.max_ttft_s if self.max_ttft_s is not None else 0.0
-        return max(speed, first)
+        return max(self.misses(tpot_s, ttft_s))
 
     def __post_init__(self) -> None:
         if isinstance(self.context, bool) or not isinstance(self.context, int) or self.context < 1:
