@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from .catalog import Catalog, Node
@@ -58,14 +58,7 @@ class Column:
     digits_diffusion: int | None = None
 
     def to_dict(self) -> dict[str, str | int | None]:
-        return {
-            "id": self.id,
-            "sort": self.sort,
-            "key": self.key,
-            "key_diffusion": self.key_diffusion,
-            "digits": self.digits,
-            "digits_diffusion": self.digits_diffusion,
-        }
+        return asdict(self)
 
 
 # The configurator's table, ordered by what decides: the node, whether it fits, what it costs,
