@@ -225,6 +225,46 @@ def test_the_most_users_and_the_best_price_within_the_target_hold_against_every_
     assert checked >= 8
 
 
+@pytest.mark.parametrize(("context", "concurrency"), [(None, None), (16384, 12), (None, 200)])
+def test_the_layout_passed_over_never_wins_when_every_layout_is_worked_out(catalog, context, concurrency):
+    """choose_layout passes over a layout whose bound already loses; the rule restated, with every
+    holding layout worked out (met beats missed; then the most tokens per second of the node,
+    or the smallest miss; then the runtime's order), chooses the same layout on every node,
+    model and format. And no step of a worked-out replica is shorter than its step floor."""
+    from macros.fitengine import fit, load, workloads
+    from macros.fitengine.sizing import Sizing
+
+    passed_over = 0
+    for model, fmt, work in every_workload(catalog, context, concurrency):
+        runtime = workloads.resolve_runtime(catalog, work)
+        for node in catalog.nodes:
+            gpu = catalog.gpus[node.gpu]
+            sizing = Sizing(catalog, work, gpu, runtime)
+            holding = [lay for lay, why in fit._accepted(work, runtime, node.count) if why is None]
+            holding = [lay for lay in holding if sizing.in_flight(lay) > 0]
+            servings = {lay: load.serving_of(catalog, work, node, gpu, runtime, sizing, lay) for lay in holding}
+            chosen = load.choose_layout(work, sizing, servings, node.count, work.concurrency)
+            worked = sum(len(s.memo) > 0 for s in servings.values())
+            ranks = []
+            for index, (lay, serving) in enumerate(servings.items()):
+                groups = load.spread(work.concurrency, node.count // lay.cards)
+                loads = [
+                    serving.steady(b, sizing.in_flight(lay), work.input_tokens, work.output_tokens) for b, _ in groups
+                ]
+                tpot, ttft = loads[0].tpot_s, loads[0].ttft_s
+                if work.meets(tpot, ttft):
+                    rank = (0, -sum(steady.total_tok_s * n for steady, (_, n) in zip(loads, groups, strict=True)))
+                else:
+                    rank = (1, max(tpot * work.min_tok_s, ttft / work.max_ttft_s))
+                ranks.append((rank, index, lay))
+                steps = [serving.decode_step(b, work.input_tokens) for b, _ in groups]
+                assert all(step.seconds >= serving.step_floor for step in steps), (model, fmt, node.id, lay)
+            assert chosen == (min(ranks)[2] if ranks else None), (model, fmt, node.id)
+            passed_over += len(servings) - worked
+    if concurrency is None:  # one user: the bound passes layouts over (under load it is looser)
+        assert passed_over > 0
+
+
 def test_a_lone_user_pays_far_more_per_token_than_a_full_node(catalog):
     """The issue's example: one sequence on four A100 costs tens of dollars per million output
     tokens; the same node serving 64 sequences costs a few."""

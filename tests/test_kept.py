@@ -20,13 +20,13 @@ def fresh(catalog):
 
 def steady_states_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     made = [0]
-    original = Serving._steady
+    original = Serving.steady
 
     def counted(self, *args, **kwargs):
         made[0] += 1
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(Serving, "_steady", counted)
+    monkeypatch.setattr(Serving, "steady", counted)
     return made
 
 

@@ -436,11 +436,12 @@ def with_reason_text(
     result: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str] = english
 ) -> dict[str, Any]:
     """A copy of an answer whose rows carry their reasons as sentences in `words`' language."""
-    rows = [{**row, "reason_text": _reason_text(row, words, number)} for row in result["rows"]]
+    rows = [{**row, "reason_text": reason_text(row, words, number)} for row in result["rows"]]
     return {**result, "rows": rows}
 
 
-def _reason_text(row: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str]) -> str:
+def reason_text(row: dict[str, Any], words: Mapping[str, str] | None, number: Callable[[float], str] = english) -> str:
+    """A row's reason and notes as sentences in `words`' language (its `reason_text`)."""
     reasons = [row["reason"], *row.get("notes", [])]
     return " ".join(render(Reason(r["code"], r["params"]), words, number) for r in reasons)
 

@@ -65,6 +65,7 @@ def _new_serving(
         pp_link=all_link if layout.pp > 1 else None,
         compute_tflops=tflops,
         ep_link=all_link if layout.dp > 1 else None,
+        shared=sizing.serving_terms,  # the same model, format, card, runtime and throughput
     )
 
 
@@ -135,22 +136,62 @@ def choose_layout(
 ) -> Layout | None:
     """Of the layouts that hold the workload (in the runtime's order), the one that meets the
     target for `users` at the most tokens per second (the first of equals); where none meets it,
-    the one that misses it by the least (Workload.shortfall). None when none holds it."""
-    best: tuple[float, float] | None = None
-    chosen = None
-    for layout, serving in servings.items():
+    the one that misses it by the least (Workload.shortfall). None when none holds it.
+
+    The layouts are worked out most promising first, by a ceiling on the tokens per second each
+    can reach (`_ceiling`); a layout whose ceiling, or whose least possible miss, already loses
+    to a layout worked out is passed over: it could not be chosen (tests/test_fit.py holds the
+    choice to the one made by working every layout out)."""
+    prompt, answer = work.input_tokens, work.output_tokens
+    steps = (1 if prompt > 0 else 0) + max(answer - 1, 0)  # the steps of a cycle, each at least a floor
+    candidates = []
+    for index, (layout, serving) in enumerate(servings.items()):
         groups = spread(users, count // layout.cards)
+        candidates.append((_ceiling(serving, answer, steps, groups), index, layout, serving, groups))
+    candidates.sort(key=lambda c: (-c[0], c[1]))
+    best: tuple[tuple[float, float], int] | None = None
+    chosen = None
+    for ceiling, index, layout, serving, groups in candidates:
+        if best is not None and _loses(work, serving, prompt, ceiling, best[0]):
+            continue
         slowest = load_at(serving, work, sizing, groups[0][0]).steady
         meets = work.meets(slowest.tpot_s, slowest.ttft_s)
-        # Met beats missed; then the more tokens per second, or the smaller miss.
+        # Met beats missed; then the more tokens per second, or the smaller miss; then the
+        # earlier in the runtime's order.
         rank = (
             (0.0, -_node_tok_s(serving, work, sizing, groups))
             if meets
             else (1.0, work.shortfall(slowest.tpot_s, slowest.ttft_s))
         )
-        if best is None or rank < best:
-            best, chosen = rank, layout
+        if best is None or (rank, index) < best:
+            best, chosen = (rank, index), layout
     return chosen
+
+
+_MARGIN = 1e-9  # a bound is trusted only this far beyond the figure it is held to (float rounding)
+
+
+def _ceiling(serving: Serving, answer: int, steps: int, groups: list[tuple[int, int]]) -> float:
+    """Answer tokens per second the node's replicas of `serving` cannot exceed with `groups` of
+    (users per replica, replicas): each replica's cycle of a request takes `steps` steps of at
+    least Serving.step_floor each, while at most its users' requests are in flight
+    (Serving.steady's total)."""
+    cycle = steps * serving.step_floor
+    if cycle <= 0:
+        return math.inf
+    return sum(batch * count for batch, count in groups) * answer / cycle
+
+
+def _loses(work: Workload, serving: Serving, prompt: int, ceiling: float, best: tuple[float, float]) -> bool:
+    """Whether a layout of `ceiling` (its tokens per second at most) and `serving`'s step floor
+    would lose to the best rank found so far (choose_layout's), whatever its steady state: its
+    time per token is at least a step, its first token at least the request's overhead and a
+    step of prompt."""
+    floor = serving.step_floor * (1 - _MARGIN)
+    first = serving.runtime.request_overhead_s + (floor if prompt > 0 else 0.0)
+    if best[0] == 0.0:  # a layout that meets the target was found: only a faster one that meets it wins
+        return ceiling * (1 + _MARGIN) < -best[1] or not work.meets(floor, first * (1 - _MARGIN))
+    return work.shortfall(floor, first * (1 - _MARGIN)) > best[1]
 
 
 def _most_at_target(work: Workload, sizing: Sizing, serving: Serving) -> int:

@@ -1,4 +1,5 @@
-"""A property worked out at its first read and kept on its instance."""
+"""A property worked out at its first read and kept on its instance (`once`), or kept for every
+instance that shares its inputs (`shared_once`)."""
 
 from __future__ import annotations
 
@@ -29,4 +30,27 @@ class once(Generic[_T]):
         if instance is None:
             return self
         value = instance.__dict__[self.name] = self.make(instance)
+        return value
+
+
+_MISSING = object()
+
+
+class shared_once(once[_T]):
+    """A property worked out once for every instance that holds the same `shared` dict: for terms
+    that depend only on what those instances have in common (whoever makes them share that dict
+    only between such instances), kept on each instance after its first read."""
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> shared_once[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type) -> _T: ...
+    def __get__(self, instance: object | None, owner: type) -> _T | shared_once[_T]:
+        if instance is None:
+            return self
+        store: dict[str, Any] = instance.shared  # type: ignore[attr-defined]
+        value = store.get(self.name, _MISSING)
+        if value is _MISSING:
+            value = store[self.name] = self.make(instance)
+        instance.__dict__[self.name] = value
         return value

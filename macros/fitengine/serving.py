@@ -42,7 +42,7 @@ from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
 from .layout import Layout
 from .memory import bits_for, experts_touched, kv_bytes_per_card, weight_bytes
-from .once import once
+from .once import once, shared_once
 from .speed import all_to_all_seconds, allgather_seconds, allreduce_seconds, send_seconds
 from .topology import GroupLink
 
@@ -55,9 +55,9 @@ _BUSIEST = 1 - 1e-9  # the prompt queue's load stays below 1: the closed loop sl
 _LEAST_CHUNK = 64  # a step always takes some prompt tokens (vLLM preempts decodes before starving prompts)
 
 
-@dataclass(frozen=True)
-class Steady:
-    """One replica's steady state: what each user sees, what the replica produces.
+class Steady(NamedTuple):
+    """One replica's steady state: what each user sees, what the replica produces (a tuple:
+    thousands are made per answer).
 
     `admitted`: requests in flight; `tpot_s`: the time between two tokens of one answer;
     `ttft_s`: from a request sent to its first token (`queue_s` of it waiting to be admitted);
@@ -88,9 +88,11 @@ class Step(NamedTuple):
 
     @property
     def bound(self) -> str:
-        """What limits the step: memory, compute or communication."""
-        parts = {"memory": self.memory, "compute": self.compute, "communication": self.communication}
-        return max(parts, key=lambda k: parts[k])
+        """What limits the step: memory, compute or communication (the first of equals)."""
+        memory, compute, communication = self.memory, self.compute, self.communication
+        if memory >= compute:
+            return "memory" if memory >= communication else "communication"
+        return "compute" if compute >= communication else "communication"
 
 
 @dataclass(frozen=True)
@@ -111,21 +113,33 @@ class Serving:
     pp_link: GroupLink | None
     compute_tflops: float
     ep_link: GroupLink | None = None  # all the cards of a data-parallel replica (dp > 1)
-    # What this replica has worked out, by question (its steady states, prefills, collectives).
+    # What this replica has worked out, by question (its loads, KV per sequence, collectives).
     memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
+    # Its terms that do not depend on the layout (`shared_once`), shared by the replicas of one
+    # model, format, card and runtime: load.serving_of hands them the same dict.
+    shared: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     @once
     def alone(self) -> bool:
         """Whether the replica runs no collective (one card: no link to cross)."""
         return self.tp_link is None and self.pp_link is None and self.ep_link is None
 
-    @once
+    @shared_once
     def _weights(self) -> tuple[float, float, float]:
         """Bytes of the weights every step reads, of the experts, and of the embedding table."""
         p, fmt, kept = self.params, self.fmt, self.unquantized
         embeddings = p.embeddings * bits_for(fmt, "embeddings", kept) / 8
         expert_bytes = bits_for(fmt, "experts", kept) / 8
         return weight_bytes(p, fmt, kept) - p.experts * expert_bytes - embeddings, expert_bytes, embeddings
+
+    @once
+    def step_floor(self) -> float:
+        """The least time any step of this replica takes, in seconds: the weights every step
+        reads (no expert, no KV cache), its layers' fixed cost and one sequence's; `step` adds
+        to these only terms that are never negative. What the layout search bounds a layout's
+        speed by before it works the layout out (load.choose_layout)."""
+        bandwidth, _throughput, _per_pair, fixed, per_sequence = self._step_terms
+        return self._weights[0] / self.layout.tp / bandwidth + fixed + per_sequence
 
     def weights_read(self, tokens: int, node_tokens: int = 0) -> float:
         """Bytes of weights a step of `tokens` tokens reads, over the tensor-parallel cards: the
@@ -186,13 +200,13 @@ class Serving:
         fixed += sequences * per_sequence
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
 
-    @once
+    @shared_once
     def _matmul_terms(self) -> tuple[int, int]:
         """Operations of the matrix products per token: all of them, and the experts' share."""
         p = self.params
         return 2 * (p.active - p.embeddings), 2 * p.experts_active
 
-    @once
+    @shared_once
     def _step_terms(self) -> tuple[float, float, float, float, float]:
         """What every step shares: bytes per second reached, operations per second reached,
         attention operations per token pair, the fixed cost of its layers, and of each sequence."""
@@ -209,7 +223,7 @@ class Serving:
             fixed += arch.layers * rt.mla_layer_overhead_s
         return bandwidth, throughput, per_pair, fixed, rt.sequence_overhead_s
 
-    @once
+    @shared_once
     def _prompt_terms(self) -> tuple[float, float]:
         """Attention operations per token pair of a prompt chunk, and per token of its prompt
         cached before the chunk.
@@ -294,11 +308,7 @@ class Serving:
         one's included) beside the prompt; None for as many on each rank as on this one."""
         if prompt <= 0:
             return 0.0
-        key = ("prefill", prompt, others, others_length, communicate, node_others)
-        found = self.memo.get(key)
-        if found is None:
-            found = self.memo[key] = self._prefill(prompt, others, others_length, communicate, node_others)
-        return found  # type: ignore[return-value]
+        return self._prefill(prompt, others, others_length, communicate, node_others)
 
     def prefill_chunks(self, prompt: int, others: int = 0) -> int:
         """Steps one prompt's prefill takes beside `others` decoding sequences."""
@@ -353,14 +363,9 @@ class Serving:
         (users who start together wait for each other's prompts once: the runtime's
         `arrival_burst`). Users beyond `in_flight` wait for a free place (Little's law on the
         closed loop: the answered requests' rate times the users).
-        """
-        key = ("steady", users, in_flight, prompt, answer, communicate)
-        found = self.memo.get(key)
-        if found is None:
-            found = self.memo[key] = self._steady(users, in_flight, prompt, answer, communicate)
-        return found  # type: ignore[return-value]
 
-    def _steady(self, users: int, in_flight: int, prompt: int, answer: int, communicate: bool) -> Steady:
+        Worked out afresh at each call: load.load_at keeps the ones the searches ask again.
+        """
         # With data-parallel attention the users and admitted requests are spread over the ranks;
         # what a user sees is the busiest rank's (one rank: the replica's).
         dp = self.layout.dp
@@ -455,7 +460,7 @@ class Serving:
         budget = self._budget
         return max(budget - others, _LEAST_CHUNK, 1) if budget > _LEAST_CHUNK else budget
 
-    @once
+    @shared_once
     def _budget(self) -> int:
         return batched_tokens(self.runtime, self.gpu)
 

@@ -47,6 +47,7 @@ class Sizing:
         self._most: dict[tuple[object, ...], int] = {}
         self._admitted: dict[Layout, int] = {}
         self.servings: dict[tuple[object, ...], Serving] = {}
+        self.serving_terms: dict[str, object] = {}  # what its servings share (Serving.shared)
         # The layouts tried on a node of n cards and why each is refused: the same for every card
         # (fit_all hands its sizings one dict).
         self.tried: dict[int, list[tuple[Layout, Reason | None]]] = {} if tried is None else tried
