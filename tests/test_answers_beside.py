@@ -157,3 +157,33 @@ def test_the_processes_beside_end_with_a_killed_build(tmp_path):
         if build.poll() is None:
             build.kill()
             build.wait()
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_an_answer_encoded_once_is_the_json_of_the_answer_with_its_reasons(catalog, locale):
+    """The figures of an answer are encoded once for every locale (shipping.encode_answers) and
+    each locale's reason sentences put in their rows: the text is json.dumps's of the answer
+    that with_reason_text gives, for every model in two formats."""
+    import json
+
+    from macros.build.engine_cache import raw_answer
+    from macros.fitengine.api import reason_text, with_reason_text
+    from macros.messages import engine_words
+    from macros.render.locale_format import Formatter
+
+    words, fmt = engine_words(locale), Formatter(locale)
+
+    def number(value: float) -> str:
+        return fmt.number(value, 1)
+
+    raw = {
+        model: {fmt_id: raw_answer(catalog, {"model": model, "format": fmt_id}) for fmt_id in ("bf16", "gguf-q4_k_m")}
+        for model in [*catalog.llms, *catalog.diffusion]
+    }
+    encoded = shipping.encode_answers(raw)
+    for model, by_format in raw.items():
+        for fmt_id, answer in by_format.items():
+            one = encoded[model][fmt_id]
+            text = one.text([reason_text(row, words, number) for row in answer["rows"]])
+            want = with_reason_text(answer, words, number)
+            assert text == json.dumps(want, ensure_ascii=False, separators=(",", ":")), (model, fmt_id)

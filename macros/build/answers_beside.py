@@ -27,6 +27,7 @@ build found wrong (that one stops the processes at once).
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -162,13 +163,16 @@ def _work(
     for copy in copies:
         copy.close()
     _end_with_parent(parent)
+    # It ends when its files are written: the collector stays off, as in the build that made it
+    # (build_site.collector_paused; a fresh interpreter starts with it on).
+    gc.disable()
     locale = locales[0]
     try:
         from macros.build.build_answers import raw_answers
-        from macros.build.shipping import write_answers
+        from macros.build.shipping import encode_answers, write_answers
         from macros.catalog_loader import read_for_build
 
-        answers = raw_answers(read_for_build(), formats)
+        answers = encode_answers(raw_answers(read_for_build(), formats))
         words: dict[str, dict[str, str]] = connection.recv()
         for locale in locales:
             write_answers(shared, answers, locale, words[locale])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -118,13 +119,49 @@ def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
     from macros.build.build_answers import raw_answers
     from macros.messages import engine_words
 
-    write_answers(shared, raw_answers(data), locale, engine_words(locale))
+    write_answers(shared, encode_answers(raw_answers(data)), locale, engine_words(locale))
 
 
-def write_answers(shared: Path, answers: dict[str, dict[str, Any]], locale: str, words: dict[str, str]) -> None:
-    """The answers files of `locale` (`ship_answers`'s) from the raw answers (model id -> format id
-    -> raw answer, build_answers.raw_answers') and the locale's engine words."""
-    from macros.fitengine.api import with_reason_text
+@dataclass(frozen=True)
+class Encoded:
+    """One raw answer as its file writes it, encoded once for every locale: the JSON before its
+    rows and after them, and each row's without its closing brace, where the locale's
+    `reason_text` goes (a row's last key, as `with_reason_text` puts it)."""
+
+    raw: dict[str, Any]
+    head: str
+    rows: tuple[str, ...]
+    tail: str
+
+    def text(self, reasons: list[str]) -> str:
+        """The answer's JSON with each row's reason sentences (`reasons`, in the rows' order)."""
+        rows = ",".join(
+            f'{row},"reason_text":{answers_json(reason)}}}' for row, reason in zip(self.rows, reasons, strict=True)
+        )
+        return f"{self.head}[{rows}]{self.tail}"
+
+
+def encode_answers(answers: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Encoded]]:
+    """The raw answers (model id -> format id -> raw answer, build_answers.raw_answers') encoded
+    for `write_answers`: their figures are the same in every locale, so they are written out once."""
+    return {model: {fmt: _encode(raw) for fmt, raw in by_format.items()} for model, by_format in answers.items()}
+
+
+def _encode(raw: dict[str, Any]) -> Encoded:
+    # The answer's keys in their order, as json.dumps writes a dict (compact), the rows left open.
+    keys = list(raw)
+    at = keys.index("rows")
+    parts = [f"{answers_json(key)}:{answers_json(raw[key])}" for key in keys[:at] + keys[at + 1 :]]
+    head = "{" + "".join(f"{part}," for part in parts[:at]) + '"rows":'
+    tail = "".join(f",{part}" for part in parts[at:]) + "}"
+    rows = tuple(answers_json(row)[:-1] for row in raw["rows"])
+    return Encoded(raw, head, rows, tail)
+
+
+def write_answers(shared: Path, answers: dict[str, dict[str, Encoded]], locale: str, words: dict[str, str]) -> None:
+    """The answers files of `locale` (`ship_answers`'s) from the encoded answers (`encode_answers`)
+    and the locale's engine words."""
+    from macros.fitengine.api import reason_text
     from macros.fitengine.reasons import REASON_DIGITS
     from macros.render.locale_format import Formatter
 
@@ -137,15 +174,14 @@ def write_answers(shared: Path, answers: dict[str, dict[str, Any]], locale: str,
 
     folder = shared / "engine" / "answers" / locale
     folder.mkdir(parents=True, exist_ok=True)
-    bundles: dict[str, dict[str, Any]] = {}
+    bundles: dict[str, dict[str, str]] = {}
     for model, by_format in answers.items():
-        for fmt_id, raw in by_format.items():
-            rendered = with_reason_text(raw, words, number)
-            bundles.setdefault(fmt_id, {})[model] = rendered
-    for fmt_id, bundle in bundles.items():
-        # Each answer is serialized once and written in both files: the texts are the ones
+        for fmt_id, encoded in by_format.items():
+            reasons = [reason_text(row, words, number) for row in encoded.raw["rows"]]
+            bundles.setdefault(fmt_id, {})[model] = encoded.text(reasons)
+    for fmt_id, texts in bundles.items():
+        # Each answer is put together once and written in both files: the texts are the ones
         # json.dumps gives for the two bundles (a test holds them to it).
-        texts = {model: answers_json(answer) for model, answer in bundle.items()}
         head = f'{{"version":1,"locale":{answers_json(locale)},"format":{answers_json(fmt_id)}'
         whole = ",".join(f"{answers_json(model)}:{text}" for model, text in texts.items())
         (folder / f"{fmt_id}.json").write_text(f'{head},"answers":{{{whole}}}}}', encoding="utf-8")
@@ -156,8 +192,12 @@ def write_answers(shared: Path, answers: dict[str, dict[str, Any]], locale: str,
 
 
 def answers_json(value: Any) -> str:
-    """A value of an answers file as the file writes it: compact JSON, UTF-8 as is."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """A value of an answers file as the file writes it: compact JSON, UTF-8 as is (json.dumps's
+    text with these options, from one encoder: json.dumps makes one at each call)."""
+    return _ENCODER.encode(value)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def ship_no_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
