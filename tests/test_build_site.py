@@ -64,6 +64,30 @@ def test_a_failing_build_names_the_page_and_the_message_and_keeps_the_site(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+def test_the_collector_is_paused_for_a_build_and_resumed_as_it_was(tmp_path, monkeypatch, capsys):
+    """Python's cyclic collector is off while a build runs, back on after it (a failed one too),
+    and left off after it where it was off before."""
+    import gc
+
+    from macros.build import build_site as module
+
+    seen = []
+    real = module._build_site
+    monkeypatch.setattr(module, "_build_site", lambda *a: seen.append(gc.isenabled()) or real(*a))
+    assert gc.isenabled()
+    with pytest.raises(BuildFailed):
+        build_site(tmp_path / "site", [broken_config(tmp_path)])
+    assert seen == [False]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with module.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_the_command_exits_non_zero_with_the_reason(tmp_path):
     target = tmp_path / "site"
     previous_site(target)
