@@ -117,9 +117,10 @@ def timed(command: list[str], cwd: Path = ROOT) -> float:
 
 
 def build_command(target: Path, locales: list[str]) -> list[str]:
-    configs = ", ".join(f"Path({str(LOCALES[loc])!r})" for loc in locales)
-    code = f"from pathlib import Path; from macros.build.build_site import build_site; build_site(Path({str(target)!r}), [{configs}], clean=False)"
-    return [PY, "-c", code]
+    """`make site`'s command, for these locales, over what `target` holds (no swap: the warm
+    builds keep the last one's files)."""
+    chosen = [arg for code in locales for arg in ("--locale", code)]
+    return [PY, "-m", "macros.build.build_site", "--over", *chosen, str(target)]
 
 
 def bare_configs(work: Path) -> dict[str, Path]:

@@ -58,10 +58,10 @@ def failing_on(locale: str, error: Exception) -> Callable[..., None]:
     """A stand-in for shipping.write_answers that fails on `locale`."""
     real = shipping.write_answers
 
-    def write_answers(shared: Path, answers: dict, code: str, words: dict) -> None:
+    def write_answers(shared: Path, answers: dict, code: str, words: dict) -> dict[str, str]:
         if code == locale:
             raise error
-        real(shared, answers, code, words)
+        return real(shared, answers, code, words)
 
     return write_answers
 

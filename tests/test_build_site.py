@@ -106,6 +106,35 @@ def test_the_command_exits_non_zero_with_the_reason(tmp_path):
     assert "Traceback" not in run.stderr
 
 
+def test_the_command_builds_the_locales_asked_over_the_folder(tmp_path):
+    """`--locale en --over` (the benchmark's builds): English alone, written over what the folder
+    holds (no fresh folder swapped in: a file already there stays)."""
+    target = tmp_path / "site"
+    marker = target / "kept.txt"
+    marker.parent.mkdir()
+    marker.write_text("the previous site", encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "macros.build.build_site", "--over", "--locale", "en", str(target)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert marker.read_text(encoding="utf-8") == "the previous site"
+    assert (target / "en" / "index.html").is_file()
+    assert not (target / "fr").exists()
+    assert not (tmp_path / ".site.building").exists()
+    wrong = subprocess.run(
+        [sys.executable, "-m", "macros.build.build_site", "--locale", "xx", str(target)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert wrong.returncode == 2 and "invalid choice: 'xx'" in wrong.stderr
+
+
 def test_a_killed_build_leaves_the_previous_site_untouched(tmp_path):
     target = tmp_path / "site"
     marker = previous_site(target)

@@ -83,6 +83,7 @@ class AnswersBeside:
         self, shared: Path, locales: list[str], method: str | None = None, processes: int | None = None
     ) -> None:
         self.locales = locales
+        self.hashes: dict[str, str] = {}  # the SHA-256 of each file written, by name (after `wait`)
         self._jobs: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
         method = method or start_method()
         # Read here, before a fork, once for every process (catalog_loader.read_catalog keeps it);
@@ -132,6 +133,8 @@ class AnswersBeside:
                     outcome = Failure(self.locales[0], text)
                 if isinstance(outcome, Failure):
                     failures.append(outcome)
+                elif isinstance(outcome, dict):
+                    self.hashes.update(outcome)
         finally:
             self.stop()
         return min(failures, key=lambda failure: self.locales.index(failure.locale), default=None)
@@ -174,9 +177,10 @@ def _work(
 
         answers = encode_answers(raw_answers(read_for_build(), formats))
         words: dict[str, dict[str, str]] = connection.recv()
+        hashes: dict[str, str] = {}
         for locale in locales:
-            write_answers(shared, answers, locale, words[locale])
-        connection.send(None)
+            hashes |= write_answers(shared, answers, locale, words[locale])
+        connection.send(hashes)  # the files' SHA-256, for the manifest: the build need not read them
     except EOFError:  # the build gave up (its pages failed): nothing to say
         return
     except BaseException as error:  # every failure is the build's to report

@@ -98,13 +98,16 @@ def ship_messages(engine: Path) -> dict[str, str]:
     return hashes
 
 
-def hash_answers(shared: Path) -> None:
-    """Add every build-time answers file to the manifest's `data`: the widget trusts only those."""
+def hash_answers(shared: Path, known: dict[str, str] | None = None) -> None:
+    """Add every build-time answers file to the manifest's `data`: the widget trusts only those.
+    `known`: the SHA-256 of files by name, taken as they were written (write_answers'); the
+    others are read and hashed here."""
     manifest_path = shared / "engine" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
+    known = known or {}
     for path in sorted((shared / "engine" / "answers").rglob("*.json")):
         name = path.relative_to(shared / "engine").as_posix()
-        manifest["data"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        manifest["data"][name] = known.get(name) or hashlib.sha256(path.read_bytes()).hexdigest()
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
@@ -158,9 +161,11 @@ def _encode(raw: dict[str, Any]) -> Encoded:
     return Encoded(raw, head, rows, tail)
 
 
-def write_answers(shared: Path, answers: dict[str, dict[str, Encoded]], locale: str, words: dict[str, str]) -> None:
+def write_answers(
+    shared: Path, answers: dict[str, dict[str, Encoded]], locale: str, words: dict[str, str]
+) -> dict[str, str]:
     """The answers files of `locale` (`ship_answers`'s) from the encoded answers (`encode_answers`)
-    and the locale's engine words."""
+    and the locale's engine words; the SHA-256 of each file written, by its name in the manifest."""
     from macros.fitengine.api import reason_text
     from macros.fitengine.reasons import REASON_DIGITS
     from macros.render.locale_format import Formatter
@@ -174,6 +179,13 @@ def write_answers(shared: Path, answers: dict[str, dict[str, Encoded]], locale: 
 
     folder = shared / "engine" / "answers" / locale
     folder.mkdir(parents=True, exist_ok=True)
+    hashes: dict[str, str] = {}
+
+    def write(path: Path, text: str) -> None:
+        data = text.encode("utf-8")
+        path.write_bytes(data)
+        hashes[path.relative_to(shared / "engine").as_posix()] = hashlib.sha256(data).hexdigest()
+
     bundles: dict[str, dict[str, str]] = {}
     for model, by_format in answers.items():
         for fmt_id, encoded in by_format.items():
@@ -184,11 +196,11 @@ def write_answers(shared: Path, answers: dict[str, dict[str, Encoded]], locale: 
         # json.dumps gives for the two bundles (a test holds them to it).
         head = f'{{"version":1,"locale":{answers_json(locale)},"format":{answers_json(fmt_id)}'
         whole = ",".join(f"{answers_json(model)}:{text}" for model, text in texts.items())
-        (folder / f"{fmt_id}.json").write_text(f'{head},"answers":{{{whole}}}}}', encoding="utf-8")
+        write(folder / f"{fmt_id}.json", f'{head},"answers":{{{whole}}}}}')
         (folder / fmt_id).mkdir(exist_ok=True)
         for model, text in texts.items():
-            one = f'{head},"model":{answers_json(model)},"answer":{text}}}'
-            (folder / fmt_id / f"{model}.json").write_text(one, encoding="utf-8")
+            write(folder / fmt_id / f"{model}.json", f'{head},"model":{answers_json(model)},"answer":{text}}}')
+    return hashes
 
 
 def answers_json(value: Any) -> str:
