@@ -19,24 +19,27 @@ and a slice that would cut a quantization block or group. Each refusal is a `Rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 from .architecture import Architecture
 from .catalog import Runtime
 from .reasons import Reason
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
+    """A replica's layout (a tuple: a key of the engine's memos, hashed and compared thousands of
+    times an answer)."""
+
     tp: int = 1
     pp: int = 1
     ep: int = 1  # 1: experts sliced like the other matrices; tp (or dp x tp): experts dealt whole
     dp: int = 1  # data-parallel attention ranks, each of tp cards
-    cards: int = field(init=False, compare=False, hash=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", self.tp * self.pp * self.dp)
+    @property
+    def cards(self) -> int:
+        """The cards of one replica."""
+        return self.tp * self.pp * self.dp
 
 
 def refusal(arch: Architecture, runtime: Runtime, layout: Layout, block: int = 0, expert_pad: int = 0) -> Reason | None:
