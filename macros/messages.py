@@ -32,7 +32,10 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "site"
@@ -154,11 +157,16 @@ def used_messages() -> list[Used]:
 
 def check(locale: str, used: list[Used] | None = None) -> list[str]:
     """What stops `locale`'s catalog from saying everything the code uses: one line each."""
+    return _checked(locale, used)[1]
+
+
+def _checked(locale: str, used: list[Used] | None) -> tuple[Catalog | None, list[str]]:
+    """`locale`'s catalog as read (None when there is none) and what `check` says of it."""
     from babel.messages.pofile import read_po
 
     path = po_path(locale)
     if not path.is_file():
-        return [
+        return None, [
             f"{_shown_path(path)}: no catalog for the locale {locale!r} (make messages creates it from locales/{DOMAIN}.pot)"
         ]
     with path.open("rb") as handle:
@@ -178,7 +186,7 @@ def check(locale: str, used: list[Used] | None = None) -> list[str]:
             for text in texts:
                 if placeholders(text) != want and not (len(texts) > 1 and placeholders(text) <= want):
                     problems.append(f"placeholders {sorted(placeholders(text))} instead of {sorted(want)}: {use.shown}")
-    return [f"{_shown_path(path)}: {p}" for p in problems]
+    return catalog, [f"{_shown_path(path)}: {p}" for p in problems]
 
 
 def placeholders(text: str) -> set[str]:
@@ -196,17 +204,13 @@ def compile_locale(locale: str, used: list[Used] | None = None) -> Path:
     Raises MessagesError naming every message missing, fuzzy or with other placeholders.
     """
     from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
 
-    problems = check(locale, used)
-    if problems:
+    catalog, problems = _checked(locale, used)
+    if problems or catalog is None:
         raise MessagesError(
             f"the {locale!r} message catalog lacks {len(problems)} message(s) the code uses; "
             "run `make messages` and translate them:\n" + "\n".join(problems)
         )
-    path = po_path(locale)
-    with path.open("rb") as handle:
-        catalog = read_po(handle, locale=locale)
     folder = locales_dir()
     compiled = COMPILED if folder == ROOT / "locales" else folder.with_name(f"{folder.name}.compiled")
     target = compiled / locale / "LC_MESSAGES" / f"{DOMAIN}.mo"

@@ -128,12 +128,15 @@ class Sizing:
         return most
 
     def _most_sequences(self, layout: Layout, context: int) -> int:
-        room = self.room(layout)
+        # room, need and fits, written out (the same sums, in the same order): asked for every
+        # layout of every card at each new workload.
+        weights, reserve = self.weights_card(layout), self.reserve(layout)
+        room = self.capacity - weights - reserve
         per = self.kv_sequence(layout, context)
         if room < per or per <= 0:
             return 0
         most = int(room // per)
-        while most > 0 and not self.fits(layout, context, most):
+        while most > 0 and not weights + reserve + per * most <= self.capacity:
             most -= 1
         return most
 
