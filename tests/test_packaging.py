@@ -18,7 +18,13 @@ LOCK = ROOT / "requirements.lock"
 # Build and install output: never tracked, always ignored, removed by `make clean`.
 OUTPUTS = ("site", "build", "dist", "gpu_guide_site.egg-info", ".venv", "node_modules", ".cache", "test-artifacts")
 # Import name -> distribution, where they differ.
-DISTRIBUTIONS = {"yaml": "pyyaml", "jinja2": "jinja2", "mkdocs": "mkdocs", "babel": "babel"}
+DISTRIBUTIONS = {
+    "yaml": "pyyaml",
+    "jinja2": "jinja2",
+    "mkdocs": "mkdocs",
+    "babel": "babel",
+    "mkdocs_macros": "mkdocs-macros-plugin",
+}
 
 
 def git(*args: str) -> str:
