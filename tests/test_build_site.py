@@ -108,30 +108,23 @@ def test_the_command_exits_non_zero_with_the_reason(tmp_path):
 
 def test_the_command_builds_the_locales_asked_over_the_folder(tmp_path):
     """`--locale en --over` (the benchmark's builds): English alone, written over what the folder
-    holds (no fresh folder swapped in: a file already there stays)."""
+    holds (no fresh folder swapped in: a file already there stays); an unknown locale is refused."""
     target = tmp_path / "site"
     marker = target / "kept.txt"
     marker.parent.mkdir()
     marker.write_text("the previous site", encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, "-m", "macros.build.build_site", "--over", "--locale", "en", str(target)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        build = [sys.executable, "-m", "macros.build.build_site", *args, str(target)]
+        return subprocess.run(build, cwd=ROOT, capture_output=True, text=True, check=False)
+
+    run = command("--over", "--locale", "en")
     assert run.returncode == 0, run.stderr[-2000:]
     assert marker.read_text(encoding="utf-8") == "the previous site"
     assert (target / "en" / "index.html").is_file()
     assert not (target / "fr").exists()
     assert not (tmp_path / ".site.building").exists()
-    wrong = subprocess.run(
-        [sys.executable, "-m", "macros.build.build_site", "--locale", "xx", str(target)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    wrong = command("--locale", "xx")
     assert wrong.returncode == 2 and "invalid choice: 'xx'" in wrong.stderr
 
 

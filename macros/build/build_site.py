@@ -152,7 +152,7 @@ def _build_all(site: Path, chosen: list[Path], every: bool, beside: bool) -> lis
     from macros.render.node_render import start
 
     start()
-    git = git_info_once()
+    git = GitInfoOnce()
     try:
         check_messages()
         if not job:
@@ -178,7 +178,7 @@ def _build_all(site: Path, chosen: list[Path], every: bool, beside: bool) -> lis
             job.stop()
 
 
-class git_info_once:
+class GitInfoOnce:
     """mkdocs-macros asks git for the repository's commit, tag, author and date (twelve commands,
     its `git` variable) at each locale's config, the build waiting for each command in turn: about
     0.1 s for two locales. The locales of a build share one repository, so this asks once, in a

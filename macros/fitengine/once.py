@@ -29,8 +29,11 @@ class once(Generic[_T]):
     def __get__(self, instance: object | None, owner: type) -> _T | once[_T]:
         if instance is None:
             return self
-        value = instance.__dict__[self.name] = self.make(instance)
+        value = instance.__dict__[self.name] = self._value(instance)
         return value
+
+    def _value(self, instance: object) -> _T:
+        return self.make(instance)
 
 
 _MISSING = object()
@@ -41,16 +44,9 @@ class shared_once(once[_T]):
     that depend only on what those instances have in common (whoever makes them share that dict
     only between such instances), kept on each instance after its first read."""
 
-    @overload
-    def __get__(self, instance: None, owner: type) -> shared_once[_T]: ...
-    @overload
-    def __get__(self, instance: object, owner: type) -> _T: ...
-    def __get__(self, instance: object | None, owner: type) -> _T | shared_once[_T]:
-        if instance is None:
-            return self
+    def _value(self, instance: object) -> _T:
         store: dict[str, Any] = instance.shared  # type: ignore[attr-defined]
         value = store.get(self.name, _MISSING)
         if value is _MISSING:
             value = store[self.name] = self.make(instance)
-        instance.__dict__[self.name] = value
-        return value
+        return value  # type: ignore[return-value]

@@ -128,15 +128,12 @@ class Sizing:
         return most
 
     def _most_sequences(self, layout: Layout, context: int) -> int:
-        # room, need and fits, written out (the same sums, in the same order): asked for every
-        # layout of every card at each new workload.
-        weights, reserve = self.weights_card(layout), self.reserve(layout)
-        room = self.capacity - weights - reserve
+        room = self.room(layout)
         per = self.kv_sequence(layout, context)
         if room < per or per <= 0:
             return 0
         most = int(room // per)
-        while most > 0 and not weights + reserve + per * most <= self.capacity:
+        while most > 0 and not self.fits(layout, context, most):
             most -= 1
         return most
 
