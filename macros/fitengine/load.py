@@ -187,11 +187,11 @@ def _loses(work: Workload, serving: Serving, prompt: int, ceiling: float, best: 
     would lose to the best rank found so far (choose_layout's), whatever its steady state: its
     time per token is at least a step, its first token at least the request's overhead and a
     step of prompt."""
-    floor = serving.step_floor * (1 - _MARGIN)
-    first = serving.runtime.request_overhead_s + (floor if prompt > 0 else 0.0)
+    tpot = serving.step_floor * (1 - _MARGIN)
+    ttft = (serving.runtime.request_overhead_s + (serving.step_floor if prompt > 0 else 0.0)) * (1 - _MARGIN)
     if best[0] == 0.0:  # a layout that meets the target was found: only a faster one that meets it wins
-        return ceiling * (1 + _MARGIN) < -best[1] or not work.meets(floor, first * (1 - _MARGIN))
-    return work.shortfall(floor, first * (1 - _MARGIN)) > best[1]
+        return ceiling * (1 + _MARGIN) < -best[1] or not work.meets(tpot, ttft)
+    return work.shortfall(tpot, ttft) > best[1]
 
 
 def _most_at_target(work: Workload, sizing: Sizing, serving: Serving) -> int:
