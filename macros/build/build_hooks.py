@@ -259,5 +259,5 @@ def on_post_build(config: MkDocsConfig) -> None:
         ship_snapshot(hooks.shared)
     if hooks.answers_beside:  # processes beside the build write them; the build then hashes them
         return
-    shipping.ship_answers(hooks.shared, data, hooks.locale)
-    shipping.hash_answers(hooks.shared)
+    # This locale's files hashed as written; another locale's, built before, read again.
+    shipping.hash_answers(hooks.shared, shipping.ship_answers(hooks.shared, data, hooks.locale))

@@ -111,18 +111,19 @@ def hash_answers(shared: Path, known: dict[str, str] | None = None) -> None:
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
-def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> None:
-    """Build-time answers for every model and format, served before Pyodide is ready.
+def ship_answers(shared: Path, data: dict[str, Any], locale: str) -> dict[str, str]:
+    """Build-time answers for every model and format, served before Pyodide is ready; the
+    SHA-256 of each file written, by name (`write_answers`').
 
-    One file per locale and format holds every model's answer (about 25 kB compressed): the
-    page preloads its format's, and any model then answers at once. One file per locale, format
-    and model holds that model's alone (about 4 kB compressed): what the widget fetches for a
-    format chosen after it started, instead of every model's.
+    One file per locale and format holds every model's answer: the page preloads its format's,
+    and any model then answers at once. One file per locale, format and model holds that model's
+    alone: what the widget fetches for a format chosen after it started, instead of every
+    model's (bench/results.md has their weights).
     """
     from macros.build.build_answers import raw_answers
     from macros.messages import engine_words
 
-    write_answers(shared, encode_answers(raw_answers(data)), locale, engine_words(locale))
+    return write_answers(shared, encode_answers(raw_answers(data)), locale, engine_words(locale))
 
 
 @dataclass(frozen=True)
