@@ -54,6 +54,39 @@ def test_a_large_batch_is_bound_by_compute(catalog):
     assert step.bound == "compute"
 
 
+def test_nvfp4_multiplies_at_the_fp4_rate_on_blackwell_and_at_bf16_elsewhere(catalog):
+    # NVFP4 quantizes every linear layer but the embeddings and the LM head (its format entry);
+    # Blackwell's tensor cores multiply it at the card's FP4 rate (gpus.yaml fp4_dense).
+    c = ideal(catalog)
+    work = workload(c, "llama-3.3-70b", "nvfp4", concurrency=512, layout=(1, 1, 1))
+    head = 128256 * 8192  # Llama 3.3 70B's LM head, as large as its embedding table
+    quantized = 70.55e9 - 2 * head
+    b200 = c.gpus["b200"]
+    step = replica(c, work, c.node("8x-b200"), Layout(1)).decode_step(512, 1)
+    expected = 2 * 512 * (head / b200.bf16_tflops + quantized / b200.fp4_tflops) / 1e12
+    assert step.compute == pytest.approx(expected, rel=0.01)
+    # The H100 has no FP4 tensor cores: vLLM runs NVFP4 weight-only there, every product at BF16.
+    h100 = c.gpus["h100-sxm"]
+    assert h100.fp4_tflops is None
+    step = replica(c, work, c.node("8x-h100-sxm"), Layout(1)).decode_step(512, 1)
+    assert step.compute == pytest.approx(2 * 512 * (head + quantized) / (h100.bf16_tflops * 1e12), rel=0.01)
+
+
+def test_mxfp4_experts_multiply_at_the_fp8_rate_on_the_b200_alone(catalog):
+    # vLLM quantizes the experts' inputs to MXFP8 on the B200 (FlashInfer's MXFP4 x MXFP8 MoE) and
+    # keeps them in BF16 on Hopper; attention and the LM head are not MXFP4 at all.
+    c = ideal(catalog)
+    params = c.llms["gpt-oss-120b"].params
+    experts = 2 * params.experts_active
+    rest = 2 * (params.active - params.embeddings) - experts
+    work = workload(c, "gpt-oss-120b", "mxfp4", concurrency=256, layout=(1, 1, 1))
+    b200, h200 = c.gpus["b200"], c.gpus["h200-sxm"]
+    step = replica(c, work, c.node("8x-b200"), Layout(1)).decode_step(256, 1)
+    assert step.compute == pytest.approx(256 * (rest / b200.bf16_tflops + experts / b200.fp8_tflops) / 1e12, rel=0.01)
+    step = replica(c, work, c.node("8x-h200-sxm"), Layout(1)).decode_step(256, 1)
+    assert step.compute == pytest.approx(256 * (rest + experts) / (h200.bf16_tflops * 1e12), rel=0.01)
+
+
 def test_experts_touched_grow_with_the_batch(catalog):
     c = ideal(catalog)
     serving = replica(c, workload(c, "mixtral-8x7b", "bf16"), c.node("1x-h200-nvl"), Layout(1))
@@ -155,7 +188,7 @@ def test_no_row_is_faster_than_its_cards(catalog, model, fmt, context, users):
         gpu = catalog.gpus[r.gpu]
         bandwidth = r.tensor_parallel * gpu.memory_bandwidth_gbps * 1e9
         assert r.decode_tok_s_per_user <= bandwidth / weights, r.node
-        peak = max(gpu.bf16_tflops, gpu.fp8_tflops or 0) * 1e12
+        peak = max(gpu.bf16_tflops, gpu.fp8_tflops or 0, gpu.fp4_tflops or 0) * 1e12
         cards = r.cards_used * r.replicas
         assert r.decode_tok_s_total <= cards * peak / (2 * (llm.params.active - llm.params.embeddings)), r.node
         assert math.isfinite(r.ttft_s) and r.ttft_s > 0

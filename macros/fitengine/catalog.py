@@ -36,6 +36,7 @@ class Gpu:
     nvlink: NvLink | None
     bf16_tflops: float
     fp8_tflops: float | None
+    fp4_tflops: float | None
     fp8: bool
 
 
@@ -71,6 +72,13 @@ class Node:
 
 
 @dataclass(frozen=True)
+class TensorRate:
+    rate: str  # the card's tensor rate a format's quantized products reach on `architectures`: fp8 or fp4
+    parts: str  # which products: linear (every quantized matrix) or experts (the experts alone)
+    architectures: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Format:
     id: str
     name: str
@@ -84,16 +92,15 @@ class Format:
     group_size: int = 0  # weights sharing one scale along a row (0: per tensor or per channel)
     expert_pad: int = 0  # an expert slice's width is padded up to a multiple of it (0: not padded)
     marlin_moe: tuple[str, ...] = ()  # architectures whose MoE layers run through Marlin's dequantizing kernels
+    tensor_rate: TensorRate | None = None  # a lower-precision tensor rate its quantized products reach on some cards
     kernel_share: float = 1.0  # the share of the runtime's bandwidth and throughput its kernels reach (measured)
 
 
 @dataclass(frozen=True)
 class Runtime:
     """A serving runtime: what it runs, which layouts it accepts, how it spends memory and time.
-
     `kind` is "server" (vLLM class: tensor, pipeline and expert parallelism, a utilization cap)
-    or "layer-split" (llama.cpp: consecutive layers on consecutive cards, no cap).
-    """
+    or "layer-split" (llama.cpp: consecutive layers on consecutive cards, no cap)."""
 
     id: str
     name: str
@@ -274,10 +281,8 @@ def _v(figure: dict[str, Any]) -> Any:
 
 def _gpu(g: dict[str, Any]) -> Gpu:
     nv = g.get("nvlink")
-    nvlink = None
-    if nv:
-        nvlink = NvLink(nv["generation"], nv["form"], float(_v(nv["per_direction"])), nv.get("bridge_group", 0))
-    fp8 = g.get("fp8_dense")
+    nvlink = nv and NvLink(nv["generation"], nv["form"], float(_v(nv["per_direction"])), nv.get("bridge_group", 0))
+    fp8, fp4 = g.get("fp8_dense"), g.get("fp4_dense")
     return Gpu(
         id=g["id"],
         name=g["name"],
@@ -289,6 +294,7 @@ def _gpu(g: dict[str, Any]) -> Gpu:
         nvlink=nvlink,
         bf16_tflops=float(_v(g["bf16_dense"])),
         fp8_tflops=float(_v(fp8)) if fp8 else None,
+        fp4_tflops=float(_v(fp4)) if fp4 else None,
         fp8=bool(g["fp8"]),
     )
 
@@ -334,6 +340,9 @@ def _format(f: dict[str, Any]) -> Format:
         group_size=int(f["group_size"]["value"]) if f.get("group_size") else 0,
         expert_pad=int(f["expert_pad"]["value"]) if f.get("expert_pad") else 0,
         marlin_moe=tuple(f.get("marlin_moe", {}).get("architectures", ())),
+        tensor_rate=TensorRate(r["rate"], r["parts"], tuple(r["architectures"]))
+        if (r := f.get("tensor_rate"))
+        else None,
         kernel_share=float(f["kernel_share"]["value"]) if f.get("kernel_share") else 1.0,
     )
 
@@ -341,6 +350,9 @@ def _format(f: dict[str, Any]) -> Format:
 def _runtime(r: dict[str, Any]) -> Runtime:
     def val(key: str) -> float:
         return float(r[key]["value"])
+
+    def optional(key: str, scale: float = 1.0) -> float:
+        return val(key) * scale if key in r else 0.0
 
     return Runtime(
         id=r["id"],
@@ -364,16 +376,12 @@ def _runtime(r: dict[str, Any]) -> Runtime:
         moe_layer_overhead_s=val("moe_layer_overhead") * 1e-6,
         request_overhead_s=val("request_overhead") * 1e-3,
         arrival_burst=val("arrival_burst"),
-        mla_layer_overhead_s=val("mla_layer_overhead") * 1e-6 if "mla_layer_overhead" in r else 0.0,
-        marlin_moe_layer_overhead_s=val("marlin_moe_layer_overhead") * 1e-6
-        if "marlin_moe_layer_overhead" in r
-        else 0.0,
-        sequence_overhead_s=val("sequence_overhead") * 1e-6 if "sequence_overhead" in r else 0.0,
+        mla_layer_overhead_s=optional("mla_layer_overhead", 1e-6),
+        marlin_moe_layer_overhead_s=optional("marlin_moe_layer_overhead", 1e-6),
+        sequence_overhead_s=optional("sequence_overhead", 1e-6),
         **_custom_allreduce(r),
         current_from=tuple(int(part) for part in r["current_from"].split(".")) if "current_from" in r else (),
-        earlier_bandwidth_efficiency=val("earlier_bandwidth_efficiency")
-        if "earlier_bandwidth_efficiency" in r
-        else 0.0,
+        earlier_bandwidth_efficiency=optional("earlier_bandwidth_efficiency"),
     )
 
 

@@ -201,10 +201,30 @@ class Serving:
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
 
     @shared_once
-    def _matmul_terms(self) -> tuple[int, int]:
-        """Operations of the matrix products per token: all of them, and the experts' share."""
+    def _matmul_terms(self) -> tuple[float, float]:
+        """Operations of the matrix products per token: all of them, and the experts' share, each
+        counted at the step's tensor rate (`compute_tflops`). Products the format runs at a faster
+        rate on this card (`Format.tensor_rate`: NVFP4's on Blackwell, MXFP4's experts on B200)
+        count for that rate's share of the base one."""
         p = self.params
-        return 2 * (p.active - p.embeddings), 2 * p.experts_active
+        linear, experts = self._rate_shares
+        if linear == experts == 1.0:
+            return 2 * (p.active - p.embeddings), 2 * p.experts_active
+        expert_ops = 2 * p.experts_active * experts
+        return 2 * (p.lm_head + (p.attention + p.mlp) * linear) + expert_ops, expert_ops
+
+    @shared_once
+    def _rate_shares(self) -> tuple[float, float]:
+        """The base rate over the format's own, for its quantized non-expert products and for its
+        experts (1 where they run at the base rate, or the card has no figure for the faster one)."""
+        rate, gpu = self.fmt.tensor_rate, self.gpu
+        if rate is None or gpu.architecture not in rate.architectures:
+            return 1.0, 1.0
+        faster = gpu.fp4_tflops if rate.rate == "fp4" else gpu.fp8_tflops
+        if not faster or faster <= self.compute_tflops:
+            return 1.0, 1.0
+        share = self.compute_tflops / faster
+        return (share if rate.parts == "linear" else 1.0), share
 
     @shared_once
     def _step_terms(self) -> tuple[float, float, float, float, float]:
