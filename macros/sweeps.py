@@ -99,24 +99,27 @@ def run(catalog: Catalog, directory: Path = SWEEPS_DIR) -> list[Point]:
     return points
 
 
-def point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str]) -> Point:
+def point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str], model: str = "") -> Point:
+    """One row through the engine: its layout (tensor_parallel, and data_parallel and expert_parallel
+    where the row has them), lengths and load; `model`: the catalog's id (default: MODELS')."""
     version = row.get("vllm_version") or "unstated"
     catalog = as_released(catalog, RUNTIME, None if version == "unstated" else version, f"{sweep}: vllm_version")
-    tp = int(row["tensor_parallel"])
+    tp, dp = int(row["tensor_parallel"]), int(row.get("data_parallel") or 1)
+    ep = max(1, int(row.get("expert_parallel") or 1))  # 0 in the source for a dense model
     prompt, answer = int(row["input_tokens"]), int(row["output_tokens"])
-    users = int(row["concurrency"]) * (node.count // tp)
+    users = int(row["concurrency"]) * (node.count // (tp * dp))
     where = part(row)
     try:
         work = workload(
             catalog,
-            MODELS[row["model"]],
+            model or MODELS[row["model"]],
             row["weights"],
             prompt + answer,
             users,
             input_tokens=prompt,
             output_tokens=answer,
             runtime=RUNTIME,
-            layout=(tp, 1, 1),
+            layout=(tp, 1, ep, dp),
         )
         fit = fit_node(catalog, work, node)
     except EngineError as e:
@@ -184,6 +187,7 @@ def _pairs(points: list[Point]) -> dict[str, int]:
     for p in points:
         r = p.row
         key = tuple(r[k] for k in ("model", "weights", "input_tokens", "output_tokens", "concurrency", "vllm_version"))
+        key += (r.get("expert_parallel") or "1", r.get("data_parallel") or "1", r.get("node", ""))
         measured = float(r["tpot_ms"])
         setups[key][p.tp] = (measured, measured * (p.tpot_ratio or 0))
     pairs = kept = 0

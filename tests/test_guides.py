@@ -466,7 +466,7 @@ CALQUES = (
     "une carte par réplique",
 )
 BRITISH = re.compile(
-    r"\b(colour|behaviour|favour|optimis\w*|quantis\w*|organis\w*|utilis\w*|modelled|modelling|labelled|catalogue|"
+    r"\b(colour|behaviour|favour|optimis(?:e[sd]?|ing|ations?)|quantis\w*|organis\w*|utilis\w*|modelled|modelling|labelled|catalogue|"
     r"centre|licence|analyse|whilst|amongst|artefact|grey)\b",
     re.I,
 )

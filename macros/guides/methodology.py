@@ -4,6 +4,7 @@ and the published measurements it is held against (catalog/validation/).
 
 from __future__ import annotations
 
+import datetime
 import json
 from functools import cached_property
 from typing import Any
@@ -23,6 +24,8 @@ class MethodologyPage(GuideBase):
         "validation_table",
         "sweep_band_table",
         "sweep_figure",
+        "silicon_table",
+        "silicon_figure",
         "aiconfigurator_table",
         "aiconfigurator_figure",
         "validation_misses",
@@ -151,6 +154,50 @@ class MethodologyPage(GuideBase):
         if name in ("pairs", "kept"):
             return self.fmt.number(data["tp_pairs_in_order"][name])
         return self.fmt.number(data[name])
+
+    @cached_property
+    def _silicon(self) -> dict[str, Any]:
+        from macros.silicon import SILICON_BAND_FILE
+
+        return json.loads(SILICON_BAND_FILE.read_text(encoding="utf-8"))
+
+    def silicon_table(self) -> str:
+        """The engine on the measured points of other cards (macros/silicon.py), per card, model
+        and format: the points, the share within both bands, and the median engine / measured."""
+        t, fmt = self.t, self.fmt
+        rows = [
+            [
+                _text(self.catalog.gpus[self.catalog.node(s["node"]).gpu].name),
+                _text(self.catalog.llms[s["model"]].name),
+                _text(self.catalog.formats[s["format"]].name),
+                fmt.number(s["points"]),
+                fmt.percent(s["in_band"]),
+                fmt.number(s["tpot_median"], 2),
+                fmt.number(s["ttft_median"], 2),
+            ]
+            for s in self._silicon["setups"]
+        ]
+        header = [t["gpu"], t["model"], t["format"], t["sweep_points"], t["aic_both"]]
+        return _table([*header, t["sweep_tpot_median"], t["sweep_ttft_median"]], rows)
+
+    def silicon_figure(self, name: str, node: str = "", model: str = "", format: str = "") -> str:
+        """One figure of that summary: `points`, `in_band` (a percentage), `pairs`, `kept`,
+        `refused`, `tpot_median`, `ttft_median`, `computed` (its date); with `node`, `model` and
+        `format`, the figure of that setup."""
+        data = self._silicon
+        if node:
+            data = next(s for s in data["setups"] if (s["node"], s["model"], s["format"]) == (node, model, format))
+        if name == "computed":
+            from babel.dates import format_date
+
+            return format_date(datetime.date.fromisoformat(data["computed"]), "long", locale=self.locale)
+        if name == "in_band":
+            return self.fmt.number(100 * data["in_band"], 0)
+        if name in ("pairs", "kept"):
+            return self.fmt.number(data["tp_pairs_in_order"][name])
+        if name in ("tpot_median", "ttft_median") and not node:
+            return self.fmt.number(data[name.split("_")[0]]["median"], 2)
+        return self.fmt.number(data[name], 2 if isinstance(data[name], float) else 0)
 
     def aiconfigurator_table(self, part: str = "all") -> str:
         """The engine and NVIDIA's AIConfigurator against the measured sweep, on the points both
