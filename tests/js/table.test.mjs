@@ -4,7 +4,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { formatters } from "../../overrides/assets/javascripts/configurator/format.js";
-import { rowData, rowHtml, tableHtml, targetLook } from "../../overrides/assets/javascripts/configurator/table.js";
+import {
+  headHtml,
+  rowData,
+  rowHtml,
+  tableHtml,
+  targetLook,
+} from "../../overrides/assets/javascripts/configurator/table.js";
 import { VERDICT_WORDS } from "./verdict-words.mjs";
 
 const t = {
@@ -188,11 +194,21 @@ test("the build's table: every row in the default order, its controls disabled u
   assert.doesNotMatch(html, / data-why data-needs-js aria/);
   assert.match(
     html,
-    /<th scope="col" class="num" data-col="price_month" aria-sort="ascending" title="Before tax"><button type="button" data-sort="price_month" aria-label="Sort by Price per month" data-needs-js disabled>Price per month<\/button><\/th>/,
+    /<th scope="col" class="num" data-col="price_month" aria-sort="ascending" title="Before tax"><button type="button" data-sort="price_month" aria-label="Sort by Price per month" data-needs-js disabled>Price per month<\/button><span data-void aria-hidden="true" hidden>—<\/span><\/th>/,
   );
   assert.match(html, /<th scope="col" data-col="node"><button/);
   assert.match(
     html,
     /<table class="configurator__table" data-kind="llm" aria-busy="false"><caption>Every node for Model<\/caption>/,
   );
+});
+
+test("a column that means nothing for an image model shows a dash, its sort button hidden", () => {
+  const words = { ...t, sort_by: "Sort by {column}", col_max_users: "Most users", col_max_users_diffusion: "—" };
+  const column = col("max_users", "number", "max_users_at_target", "max_users_at_target");
+  const image = headHtml(column, "diffusion", words);
+  assert.match(image, /aria-label="Sort by —" data-needs-js disabled hidden>—<\/button>/);
+  assert.match(image, /<span data-void aria-hidden="true">—<\/span><\/th>$/);
+  const llm = headHtml(column, "llm", words);
+  assert.match(llm, /data-needs-js disabled>Most users<\/button><span data-void aria-hidden="true" hidden>—<\/span>/);
 });

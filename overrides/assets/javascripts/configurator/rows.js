@@ -7,7 +7,7 @@ import { setAttr, setIfChanged } from "./dom.js";
 import { applyFilters } from "./filters.js";
 import { fill } from "./format.js";
 import { compareRows, nextSort, positionsToMove, sortValue } from "./sort.js";
-import { columnHelp, columnLabel, rowData, rowHtml } from "./table.js";
+import { columnHelp, columnLabel, rowData, rowHtml, VOID_LABEL } from "./table.js";
 
 export const DEFAULT_SORT = { col: "price_month", dir: 1 };
 
@@ -44,6 +44,10 @@ export class Rows {
       const button = th.querySelector("button");
       if (button.textContent !== label) button.textContent = label;
       setAttr(button, "aria-label", fill(t.sort_by, { column: label }));
+      const empty = label === VOID_LABEL;
+      if (button.hidden !== empty) button.hidden = empty;
+      const dash = th.querySelector("[data-void]");
+      if (dash.hidden !== !empty) dash.hidden = !empty;
       const help = columnHelp(t, th.dataset.col, kind);
       if (th.title !== help) th.title = help;
     });

@@ -15,6 +15,10 @@ export function columnLabel(t, col, kind) {
   return kind === "diffusion" && t[`col_${col}_diffusion`] ? t[`col_${col}_diffusion`] : t[`col_${col}`];
 }
 
+// A column that says nothing for a kind of model (an image model's users and price per token):
+// its header shows a dash, with no sort button a screen reader would name "Sort by —".
+export const VOID_LABEL = "—";
+
 // A column's help (its header's title) for a kind of model ("" where it has none).
 export function columnHelp(t, col, kind) {
   return (kind === "diffusion" ? t[`col_help_${col}_diffusion`] : t[`col_help_${col}`]) || "";
@@ -202,16 +206,19 @@ export function rowHtml(r, kind, order, t, f, gpuNames, columns, disabled = fals
 }
 
 // A column's header: its name, a button that sorts on it (disabled until the script runs), its
-// help as its title; the table opens sorted by monthly price.
+// help as its title; the table opens sorted by monthly price. A void column's button is hidden
+// and a dash no screen reader reads stands in its place (a later answer may need the button).
 export function headHtml(column, kind, t) {
   const col = column.id;
   const label = columnLabel(t, col, kind);
   const help = columnHelp(t, col, kind);
+  const empty = label === VOID_LABEL;
   return (
     `<th scope="col"${isFigure(column) ? ' class="num"' : ""} data-col="${col}"` +
     `${col === "price_month" ? ' aria-sort="ascending"' : ""}${help ? ` title="${escapeHtml(help)}"` : ""}>` +
     `<button type="button" data-sort="${col}" aria-label="${escapeHtml(fill(t.sort_by, { column: label }))}" ` +
-    `data-needs-js disabled>${escapeHtml(label)}</button></th>`
+    `data-needs-js disabled${empty ? " hidden" : ""}>${escapeHtml(label)}</button>` +
+    `<span data-void aria-hidden="true"${empty ? "" : " hidden"}>${VOID_LABEL}</span></th>`
   );
 }
 
