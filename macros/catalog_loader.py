@@ -208,7 +208,7 @@ _cache: dict[tuple[Any, ...], tuple[dict[str, Any], list[Problem]]] = {}
 
 def _fingerprint(directory: Path) -> tuple[Any, ...]:
     files = [directory / f"{name}.yaml" for name in FILES] + sorted((directory / "schema").glob("*.json"))
-    files.append(directory / "validation" / "error_band.json")
+    files += [directory / "validation" / f"{name}.json" for name in BANDS]
     return (str(directory.resolve()), *stamps(files))
 
 
@@ -255,24 +255,31 @@ def _read_catalog(directory: Path) -> tuple[dict[str, Any], list[Problem]]:
         if document is not None:
             data.update(document)
     problems += check(data)
-    band, band_problems = _error_band(directory)
-    problems += band_problems
-    if band is not None:
-        data["error_band"] = band
+    for name in BANDS:
+        band, band_problems = _band(directory, name)
+        problems += band_problems
+        if band is not None:
+            data[name] = band
     return data, problems
 
 
-def _error_band(directory: Path) -> tuple[Any, list[Problem]]:
-    """The validation's error band (validation/error_band.json), when the catalog has one."""
-    path = directory / "validation" / "error_band.json"
+# The validation's error bands (catalog/validation/): the sweep's judged part (macros/sweeps.py) and
+# the measured points of other cards (macros/silicon.py).
+BANDS = ("error_band", "silicon_band")
+
+
+def _band(directory: Path, name: str) -> tuple[Any, list[Problem]]:
+    """One of the validation's error bands (validation/<name>.json), when the catalog has it."""
+    path = directory / "validation" / f"{name}.json"
+    where = f"catalog/validation/{name}.json"
     if not path.is_file():
         return None, []
     try:
         band = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return None, [Problem("catalog/validation/error_band.json", "(file)", "(file)", f"expected JSON: {exc}")]
+        return None, [Problem(where, "(file)", "(file)", f"expected JSON: {exc}")]
     if not isinstance(band, dict):
-        return None, [Problem("catalog/validation/error_band.json", "(file)", "(file)", "expected a JSON object")]
+        return None, [Problem(where, "(file)", "(file)", "expected a JSON object")]
     return band, []
 
 

@@ -122,6 +122,29 @@ def _in_band(points: list[Point]) -> float:
     return round(sum(p.in_band for p in points) / len(points), 3) if points else 0.0
 
 
+def _setup(catalog: Catalog, node: str, model: str, fmt: str, group: list[Point]) -> dict[str, Any]:
+    """One card, model and format: its points, their share in band, and engine / measured (the
+    median, and the 10th and 90th percentiles macros/fitengine/trust.py shows beside a figure),
+    with the layouts and loads measured (what that band speaks for)."""
+    answered = [p for p in group if p.tpot_ratio is not None and p.ttft_ratio is not None]
+    tpot = _quantiles([p.tpot_ratio for p in answered]) if answered else {}
+    ttft = _quantiles([p.ttft_ratio for p in answered]) if answered else {}
+    return {
+        "node": node,
+        "gpu": catalog.node(node).gpu,
+        "model": MODELS[model],
+        "format": fmt,
+        "points": len(group),
+        "in_band": _in_band(group),
+        "tpot_median": tpot.get("median"),
+        "ttft_median": ttft.get("median"),
+        "tpot": tpot,
+        "ttft": ttft,
+        "tensor_parallel": sorted({p.tp for p in answered if p.row["data_parallel"] == "1"}),
+        "max_concurrency": max((p.concurrency for p in answered), default=0),
+    }
+
+
 def report(catalog: Catalog, path: Path) -> dict[str, Any]:
     table = read(path)
     points, left_out = run(catalog, table)
@@ -142,17 +165,9 @@ def report(catalog: Catalog, path: Path) -> dict[str, Any]:
         "ttft": _quantiles([p.ttft_ratio for p in answered]) if answered else {},
         "tp_pairs_in_order": _pairs(answered),
         "setups": [
-            {
-                "node": node,
-                "model": MODELS[model],
-                "format": fmt,
-                "points": len(group),
-                "in_band": _in_band(group),
-                "tpot_median": _quantiles([p.tpot_ratio for p in group if p.tpot_ratio])["median"],
-                "ttft_median": _quantiles([p.ttft_ratio for p in group if p.ttft_ratio])["median"],
-            }
+            _setup(catalog, node, model, fmt, group)
             for (node, model, fmt), group in sorted(setups.items())
-            if any(p.tpot_ratio for p in group)
+            if any(p.tpot_ratio is not None and p.ttft_ratio is not None for p in group)
         ],
         "left_out": dict(sorted(left_out.items())),
     }

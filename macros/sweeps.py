@@ -203,13 +203,14 @@ def _pairs(points: list[Point]) -> dict[str, int]:
 MIN_SLICE_POINTS = 5  # a tensor-parallel size with fewer judged points is not said to be covered
 
 
-def covers(points: list[Point]) -> dict[str, Any]:
-    """The setups the band speaks for (macros/fitengine/trust.py reads it): the sweeps' runtime,
-    the tensor-parallel sizes with enough judged points, and the most users per replica measured."""
+def covers(catalog: Catalog, points: list[Point]) -> dict[str, Any]:
+    """The setups the band speaks for (macros/fitengine/trust.py reads it): the sweeps' runtime and
+    cards, the tensor-parallel sizes with enough judged points, and the most users per replica measured."""
     judged = [p for p in points if p.part == "judge" and p.tpot_ratio is not None]
     sizes = sorted({p.tp for p in judged if sum(q.tp == p.tp for q in judged) >= MIN_SLICE_POINTS})
     return {
         "runtime": RUNTIME,
+        "gpus": sorted({catalog.node(node).gpu for node in NODES.values()}),
         "tensor_parallel": sizes,
         "max_concurrency": max((p.concurrency for p in judged), default=0),
     }
@@ -225,7 +226,7 @@ def report(catalog: Catalog) -> dict[str, Any]:
         "fitted_on": "the fit part of the sweep and catalog/validation/records.yaml (python -m macros.fitting); "
         "the judge part is held out",
         "bands": {"tpot": list(TPOT_BAND), "ttft": list(TTFT_BAND)},
-        "covers": covers(points),
+        "covers": covers(catalog, points),
         "judge": band(catalog, points, "judge"),
         "fit": band(catalog, points, "fit"),
     }

@@ -130,6 +130,10 @@ def test_the_summary_kept_holds_together_and_keeps_no_row():
         assert q["p10"] <= q["median"] <= q["p90"]
         assert q["points"] == data["points"] - data["refused"]
     assert {s["node"] for s in data["setups"]} <= set(silicon.SYSTEMS.values())
+    for s in data["setups"]:  # what the configurator shows beside a figure of that setup
+        for mechanic in ("tpot", "ttft"):
+            assert s[mechanic]["p10"] <= s[f"{mechanic}_median"] == s[mechanic]["median"] <= s[mechanic]["p90"]
+        assert s["tensor_parallel"] and s["max_concurrency"] > 0
     pairs = data["tp_pairs_in_order"]
     assert 0 <= pairs["kept"] <= pairs["pairs"]
     # A summary: no measured figure of a row is kept.

@@ -154,6 +154,36 @@ def test_the_bands_are_the_validations_for_the_rows_setup(catalog):
     assert row["speed_band"] == [judged["all"]["tpot"]["p10"], judged["all"]["tpot"]["p90"]]
 
 
+def test_a_card_the_sweep_did_not_measure_takes_the_band_of_its_own_measured_points(catalog):
+    """Another card is covered by the points measured on it (catalog/validation/silicon_band.json,
+    never used to fit), for its model, format, tensor-parallel sizes and loads; a card nobody
+    measured gets the overall band, said to lie outside the measured points."""
+    cards = json.loads((ROOT / "catalog" / "validation" / "silicon_band.json").read_text(encoding="utf-8"))
+    assert "b200" not in BAND["covers"]["gpus"]
+    setup = next(s for s in cards["setups"] if (s["gpu"], s["model"], s["format"]) == ("b200", "llama-3.3-70b", "fp8"))
+    assert 2 in setup["tensor_parallel"] and setup["max_concurrency"] >= 2
+    request = {"model": "llama-3.3-70b", "format": "fp8", "concurrency": 8, "node": "8x-b200", "tensor_parallel": 2}
+    (row,) = raw_answer(catalog, request)["rows"]
+    assert (row["tensor_parallel"], row["concurrency_per_replica"]) == (2, 2)
+    assert row["band_covered"]
+    assert row["speed_band"] == [setup["tpot"]["p10"], setup["tpot"]["p90"]]
+    assert row["ttft_band"] == pytest.approx([1 / setup["ttft"]["p90"], 1 / setup["ttft"]["p10"]])
+    # Beyond the loads measured on it, the card's band no longer speaks.
+    request["concurrency"] = 4 * (setup["max_concurrency"] + 1)
+    (row,) = raw_answer(catalog, request)["rows"]
+    assert row["verdict"] != "none" and not row["band_covered"]
+    judged = BAND["judge"]["slices"]["all"]
+    measured = {(s["gpu"], s["model"]) for s in cards["setups"]} | {
+        (g, "llama-3.3-70b") for g in BAND["covers"]["gpus"]
+    }
+    for node in ("1x-h100-nvl", "2x-l40s"):
+        assert (catalog.node(node).gpu, "llama-3.3-70b") not in measured
+        request = {"model": "llama-3.3-70b", "format": "fp8", "context": 4096, "node": node}
+        (row,) = raw_answer(catalog, request)["rows"]
+        assert row["verdict"] != "none" and not row["band_covered"]
+        assert row["speed_band"] == [judged["tpot"]["p10"], judged["tpot"]["p90"]]
+
+
 def test_a_catalog_without_a_band_gives_none_rather_than_a_guess(tmp_path, catalog_copy):
     from macros.catalog_loader import load_catalog
 

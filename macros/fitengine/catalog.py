@@ -169,13 +169,11 @@ class Component:
 @dataclass(frozen=True)
 class MemoryReport:
     """A public report of a pipeline run on one card: it ran, or it ran out of memory.
-
     `transformer_bits` is the precision the run held the denoiser in (Wan 2.1's generate.py keeps
     its FP32 checkpoint as stored); `text_encoders_on_card` whether they stayed on the card while
     it denoised; `at_reference` whether it was at the model's reference resolution (its working
     memory is known there only); `capacity_bytes` the card's total as the report gives it, for a
-    card the catalog does not rent (0: the catalog card's `memory_usable`).
-    """
+    card the catalog does not rent (0: the catalog card's `memory_usable`)."""
 
     outcome: str  # ran or oom
     gpu: str  # a catalog card, or "" with capacity_bytes
@@ -246,6 +244,7 @@ class Catalog:
     diffusion: dict[str, DiffusionModel]
     assumptions: Assumptions
     error_band: dict[str, Any] | None = None  # catalog/validation/error_band.json, when present
+    silicon_band: dict[str, Any] | None = None  # catalog/validation/silicon_band.json: other cards' points
     api_prices: dict[str, ApiPrice] = field(default_factory=dict)  # catalog/api_prices.yaml
     # What the engine works out from this catalog and keeps for its next question (sizing.Kept):
     # never part of the catalog's value, empty in every catalog made anew (dataclasses.replace too).
@@ -265,6 +264,7 @@ class Catalog:
             diffusion={m["id"]: _diffusion(m) for m in data["diffusion"]},
             assumptions=_assumptions(data["assumptions"]),
             error_band=data.get("error_band"),
+            silicon_band=data.get("silicon_band"),
             api_prices={p["id"]: _api_price(p) for p in data.get("api_prices", ())},
         )
 

@@ -287,7 +287,14 @@ def unpriced_fit(catalog: Catalog, work: Workload, node: Node, sizing: Sizing | 
     figures.update(
         max_users_at_target=most_users,
         best_concurrency=best_users,
-        **trust(catalog.error_band, runtime, layout, per_replica),
+        **trust(
+            catalog.error_band,
+            runtime,
+            layout,
+            per_replica,
+            (node.gpu, work.model.id, work.format.id),
+            catalog.silicon_band,
+        ),
     )
     admitted = sizing.in_flight(layout)
     held = sizing.held_length()
