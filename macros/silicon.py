@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from macros.fitengine import Catalog
-from macros.sweeps import BAND_FILE, TPOT_BAND, TTFT_BAND, Point, _pairs, _quantiles, point
+from macros.sweeps import BAND_FILE, TPOT_BAND, TTFT_BAND, Point, _pairs, _quantiles, emit, point
 
 SILICON_BAND_FILE = BAND_FILE.parent / "silicon_band.json"
 SOURCE = "github.com/ai-dynamo/aiconfigurator, aic-core/src/aiconfigurator_core/systems/silicon_sample.csv"
@@ -186,16 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     except SiliconFileError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     if args.check:
         kept = json.loads(SILICON_BAND_FILE.read_text(encoding="utf-8"))
         stale = sorted(k for k in data if k != "computed" and kept.get(k) != data[k])
         if stale:
             print(f"error: {SILICON_BAND_FILE.name} differs in {', '.join(stale)}: rerun with --write", file=sys.stderr)
             return 1
-    if args.write:
-        SILICON_BAND_FILE.write_text(text, encoding="utf-8")
-    sys.stdout.write(text)
+    emit(data, SILICON_BAND_FILE if args.write else None)
     return 0
 
 

@@ -238,12 +238,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {BAND_FILE.name}")
     args = parser.parse_args(argv)
-    data = report(load_catalog())
-    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    if args.write:
-        BAND_FILE.write_text(text, encoding="utf-8")
-    sys.stdout.write(text)
+    emit(report(load_catalog()), BAND_FILE if args.write else None)
     return 0
+
+
+def emit(data: dict[str, Any], path: Path | None) -> None:
+    """Print a band as JSON, and write it to `path` too when given (the file the tests compare)."""
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    if path is not None:
+        path.write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
 
 
 if __name__ == "__main__":

@@ -740,20 +740,24 @@ def test_keyboard_screen_reader_and_explanations(browser, server, catalog):
     wait_until(lambda: page.is_hidden("input[name=context]"), 10, "the LLM fields to go")
     assert page.is_hidden("input[name=concurrency]") and page.is_hidden("select[name=kv_cache]")
     # Its columns that mean nothing for an image (their label a dash) show the dash, no sort button
-    # a screen reader would name "Trier par —"; an LLM gets the buttons back.
+    # a screen reader would name "Sort by —", but words it reads; an LLM gets the buttons back.
     from macros.i18n import WIDGET
 
-    void = {k[4 : -len("_diffusion")] for k, v in WIDGET["fr"].items() if k.startswith("col_") and v == "—"}
+    void = {k[4 : -len("_diffusion")] for k, v in WIDGET["en"].items() if k.startswith("col_") and v == "—"}
     assert void
     heads = """ths => ths.map((th) => [th.dataset.col, th.querySelector("button").hidden,
-        th.querySelector("[data-void]").hidden, th.querySelector("[data-void]").getAttribute("aria-hidden")])"""
+        th.querySelector("[data-void] [aria-hidden=true]")?.textContent,
+        th.querySelector("[data-void] .md-visually-hidden")?.textContent])"""
     shown = page.eval_on_selector_all("th[data-col]", heads)
     assert {col for col, hidden, _, _ in shown if hidden} == void
-    assert all(dash_hidden != hidden and aria == "true" for _, hidden, dash_hidden, aria in shown)
+    words = (WIDGET["en"]["col_best_per_mtok_diffusion"], WIDGET["en"]["col_void"])
+    assert [h for h in shown if (h[2], h[3]) != (words if h[1] else (None, None))] == [], words
     page.select_option("select[name=model]", "qwen3-32b")
 
     def buttons_back() -> bool:
-        return all(not hidden and dash for _, hidden, dash, _ in page.eval_on_selector_all("th[data-col]", heads))
+        return all(
+            not hidden and seen is None for _, hidden, seen, _ in page.eval_on_selector_all("th[data-col]", heads)
+        )
 
     wait_until(buttons_back, 20, "every sort button back for a language model")
     assert not errors, errors

@@ -35,7 +35,7 @@ def settled(page, context_tokens):
 
 
 CLIPPED = """() => Array.from(document.querySelectorAll('thead th[data-col]'), (th) => {
-  const button = th.querySelector('button');
+  const button = th.querySelector('button:not([hidden])') || th.querySelector('[data-void] [aria-hidden]');
   const range = document.createRange();
   range.selectNodeContents(button);
   const text = range.getBoundingClientRect();

@@ -75,6 +75,8 @@ WIDGET = Localized(
             "col_ttft_diffusion": "At once",
             "col_best_per_mtok_diffusion": "—",
             "col_max_users_diffusion": "—",
+            # What a screen reader says for such a column's header, shown as a dash.
+            "col_void": "not applicable",
             "text_encoders_card": "on the card",
             "text_encoders_cpu": "on the CPU",
             "col_ttft": "First token (s)",

@@ -7,7 +7,7 @@ import { setAttr, setIfChanged } from "./dom.js";
 import { applyFilters } from "./filters.js";
 import { fill } from "./format.js";
 import { compareRows, nextSort, positionsToMove, sortValue } from "./sort.js";
-import { columnHelp, columnLabel, rowData, rowHtml, VOID_LABEL } from "./table.js";
+import { columnHelp, columnLabel, rowData, rowHtml, VOID_LABEL, voidHtml } from "./table.js";
 
 export const DEFAULT_SORT = { col: "price_month", dir: 1 };
 
@@ -47,7 +47,8 @@ export class Rows {
       const empty = label === VOID_LABEL;
       if (button.hidden !== empty) button.hidden = empty;
       const dash = th.querySelector("[data-void]");
-      if (dash.hidden !== !empty) dash.hidden = !empty;
+      if (empty && !dash) button.insertAdjacentHTML("afterend", voidHtml(t));
+      else if (!empty && dash) dash.remove();
       const help = columnHelp(t, th.dataset.col, kind);
       if (th.title !== help) th.title = help;
     });

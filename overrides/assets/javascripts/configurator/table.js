@@ -205,9 +205,14 @@ export function rowHtml(r, kind, order, t, f, gpuNames, columns, disabled = fals
   return `<tr ${attrs.join(" ")}>${cells.join("")}</tr>`;
 }
 
+// What stands for a void column's sort button: the dash seen, words a screen reader says.
+export const voidHtml = (t) =>
+  `<span data-void><span aria-hidden="true">${VOID_LABEL}</span>` +
+  `<span class="md-visually-hidden">${escapeHtml(t.col_void)}</span></span>`;
+
 // A column's header: its name, a button that sorts on it (disabled until the script runs), its
-// help as its title; the table opens sorted by monthly price. A void column's button is hidden
-// and a dash no screen reader reads stands in its place (a later answer may need the button).
+// help as its title; the table opens sorted by monthly price. A void column's button is hidden,
+// voidHtml beside it (a later answer may need the button again).
 export function headHtml(column, kind, t) {
   const col = column.id;
   const label = columnLabel(t, col, kind);
@@ -217,8 +222,7 @@ export function headHtml(column, kind, t) {
     `<th scope="col"${isFigure(column) ? ' class="num"' : ""} data-col="${col}"` +
     `${col === "price_month" ? ' aria-sort="ascending"' : ""}${help ? ` title="${escapeHtml(help)}"` : ""}>` +
     `<button type="button" data-sort="${col}" aria-label="${escapeHtml(fill(t.sort_by, { column: label }))}" ` +
-    `data-needs-js disabled${empty ? " hidden" : ""}>${escapeHtml(label)}</button>` +
-    `<span data-void aria-hidden="true"${empty ? "" : " hidden"}>${VOID_LABEL}</span></th>`
+    `data-needs-js disabled${empty ? " hidden" : ""}>${escapeHtml(label)}</button>${empty ? voidHtml(t) : ""}</th>`
   );
 }
 
