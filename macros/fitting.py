@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from macros.fitengine import Catalog
-from macros.sweeps import NODES, SWEEPS_DIR, TPOT_BAND, TTFT_BAND, Point, _pairs, part, point, rows
+from macros.sweeps import NODES, SWEEPS_DIR, TPOT_BAND, TTFT_BAND, Point, pairs_in_order, part, point, rows
 from macros.validation import check_record, records
 
 RUNTIME = "vllm"
@@ -148,7 +148,7 @@ def score(points: list[Point], kept: int) -> tuple[int, float, float]:
     """The objective's first three elements: records kept, sweep shares, sweep closeness."""
     answered = [p for p in points if p.tpot_ratio is not None and p.ttft_ratio is not None]
     in_band = sum(p.in_band for p in points) / len(points) if points else 0.0
-    pairs = _pairs(answered)
+    pairs = pairs_in_order(answered)
     ordered = pairs["kept"] / pairs["pairs"] if pairs["pairs"] else 0.0
     centre_tpot, centre_ttft = math.sqrt(TPOT_BAND[0] * TPOT_BAND[1]), math.sqrt(TTFT_BAND[0] * TTFT_BAND[1])
     distance = sum(

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from macros.fitengine import Catalog
-from macros.sweeps import BAND_FILE, TPOT_BAND, TTFT_BAND, Point, _pairs, _quantiles, emit, point
+from macros.sweeps import BAND_FILE, TPOT_BAND, TTFT_BAND, Point, emit, pairs_in_order, point, quantiles
 
 SILICON_BAND_FILE = BAND_FILE.parent / "silicon_band.json"
 SOURCE = "github.com/ai-dynamo/aiconfigurator, aic-core/src/aiconfigurator_core/systems/silicon_sample.csv"
@@ -127,8 +127,8 @@ def _setup(catalog: Catalog, node: str, model: str, fmt: str, group: list[Point]
     median, and the 10th and 90th percentiles macros/fitengine/trust.py shows beside a figure),
     with the layouts and loads measured (what that band speaks for)."""
     answered = [p for p in group if p.tpot_ratio is not None and p.ttft_ratio is not None]
-    tpot = _quantiles([p.tpot_ratio for p in answered]) if answered else {}
-    ttft = _quantiles([p.ttft_ratio for p in answered]) if answered else {}
+    tpot = quantiles([p.tpot_ratio for p in answered]) if answered else {}
+    ttft = quantiles([p.ttft_ratio for p in answered]) if answered else {}
     return {
         "node": node,
         "gpu": catalog.node(node).gpu,
@@ -161,9 +161,9 @@ def report(catalog: Catalog, path: Path) -> dict[str, Any]:
         "points": len(points),
         "refused": len(points) - len(answered),
         "in_band": _in_band(points),
-        "tpot": _quantiles([p.tpot_ratio for p in answered]) if answered else {},
-        "ttft": _quantiles([p.ttft_ratio for p in answered]) if answered else {},
-        "tp_pairs_in_order": _pairs(answered),
+        "tpot": quantiles([p.tpot_ratio for p in answered]) if answered else {},
+        "ttft": quantiles([p.ttft_ratio for p in answered]) if answered else {},
+        "tp_pairs_in_order": pairs_in_order(answered),
         "setups": [
             _setup(catalog, node, model, fmt, group)
             for (node, model, fmt), group in sorted(setups.items())

@@ -135,7 +135,7 @@ def _kind(catalog: Catalog, row: dict[str, str]) -> str:
     return "moe" if catalog.llms[MODELS[row["model"]]].architecture.moe else "dense"
 
 
-def _quantiles(values: list[float]) -> dict[str, float]:
+def quantiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     p10 = ordered[max(0, math.ceil(0.1 * len(ordered)) - 1)]
     p90 = ordered[min(len(ordered) - 1, math.ceil(0.9 * len(ordered)) - 1)]
@@ -157,7 +157,7 @@ def band(catalog: Catalog, points: list[Point], which: str = "judge") -> dict[st
         "points": len(chosen),
         "refused": len(chosen) - len(answered),
         "in_band": round(sum(p.in_band for p in chosen) / len(chosen), 3) if chosen else 0.0,
-        "tp_pairs_in_order": _pairs(answered),
+        "tp_pairs_in_order": pairs_in_order(answered),
     }
     slices: dict[str, list[Point]] = defaultdict(list)
     for p in answered:
@@ -167,10 +167,10 @@ def band(catalog: Catalog, points: list[Point], which: str = "judge") -> dict[st
         slices[f"model: {_kind(catalog, p.row)}"].append(p)
     out["slices"] = {
         name: {
-            "tpot": _quantiles([p.tpot_ratio for p in group if p.tpot_ratio is not None]),
-            "ttft": _quantiles([p.ttft_ratio for p in group if p.ttft_ratio is not None]),
-            "tpot_spread": _quantiles([_spread(p.tpot_ratio) for p in group if p.tpot_ratio is not None]),
-            "ttft_spread": _quantiles([_spread(p.ttft_ratio) for p in group if p.ttft_ratio is not None]),
+            "tpot": quantiles([p.tpot_ratio for p in group if p.tpot_ratio is not None]),
+            "ttft": quantiles([p.ttft_ratio for p in group if p.ttft_ratio is not None]),
+            "tpot_spread": quantiles([_spread(p.tpot_ratio) for p in group if p.tpot_ratio is not None]),
+            "ttft_spread": quantiles([_spread(p.ttft_ratio) for p in group if p.ttft_ratio is not None]),
         }
         for name, group in sorted(slices.items())
     }
@@ -181,7 +181,7 @@ def _spread(ratio: float) -> float:
     return max(ratio, 1 / ratio)
 
 
-def _pairs(points: list[Point]) -> dict[str, int]:
+def pairs_in_order(points: list[Point]) -> dict[str, int]:
     """Pairs of TP sizes of one setup whose measured order of TPOT the engine keeps."""
     setups: dict[tuple[str, ...], dict[int, tuple[float, float]]] = defaultdict(dict)
     for p in points:
