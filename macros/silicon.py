@@ -106,15 +106,19 @@ def read(path: Path) -> list[dict[str, str]]:
 
 
 def run(catalog: Catalog, table: list[dict[str, str]]) -> tuple[list[Point], Counter[str]]:
-    """The rows the catalog can answer, through the engine, and how many were left out, by reason."""
+    """The rows the catalog can answer, through the engine, and how many were left out, by reason.
+    A row whose figures are not numbers stops the run, named by its line."""
     points, left_out = [], Counter()
-    for row in table:
-        mapped = sweep_row(catalog, row)
-        if isinstance(mapped, str):
-            left_out[mapped] += 1
-            continue
-        node_id, model, sweep = mapped
-        points.append(point(catalog, "silicon_sample.csv", catalog.node(node_id), sweep, model))
+    for line, row in enumerate(table, start=2):  # the header is line 1
+        try:
+            mapped = sweep_row(catalog, row)
+            if isinstance(mapped, str):
+                left_out[mapped] += 1
+                continue
+            node_id, model, sweep = mapped
+            points.append(point(catalog, "silicon_sample.csv", catalog.node(node_id), sweep, model))
+        except (KeyError, ValueError) as e:
+            raise SiliconFileError(f"line {line}: {e}") from e
     return points, left_out
 
 
@@ -136,8 +140,6 @@ def _setup(catalog: Catalog, node: str, model: str, fmt: str, group: list[Point]
         "format": fmt,
         "points": len(group),
         "in_band": _in_band(group),
-        "tpot_median": tpot.get("median"),
-        "ttft_median": ttft.get("median"),
         "tpot": tpot,
         "ttft": ttft,
         "tensor_parallel": sorted({p.tp for p in answered if p.row["data_parallel"] == "1"}),
@@ -147,7 +149,10 @@ def _setup(catalog: Catalog, node: str, model: str, fmt: str, group: list[Point]
 
 def report(catalog: Catalog, path: Path) -> dict[str, Any]:
     table = read(path)
-    points, left_out = run(catalog, table)
+    try:
+        points, left_out = run(catalog, table)
+    except SiliconFileError as e:
+        raise SiliconFileError(f"{path}: {e}") from e
     answered = [p for p in points if p.tpot_ratio is not None and p.ttft_ratio is not None]
     setups: dict[tuple[str, str, str], list[Point]] = {}
     for p in points:

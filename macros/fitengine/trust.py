@@ -36,8 +36,8 @@ def trust(
     runtime: Runtime,
     layout: Layout,
     per_replica: int,
-    setup: tuple[str, str, str] = ("", "", ""),
-    cards: dict[str, Any] | None = None,
+    setup: tuple[str, str, str],
+    cards: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """speed_band, ttft_band (low, high factors; None without a band file) and band_covered, for a
     replica of `layout` serving `per_replica` users of (card, model, format) `setup`; `cards`: the

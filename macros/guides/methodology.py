@@ -172,8 +172,8 @@ class MethodologyPage(GuideBase):
                 _text(self.catalog.formats[s["format"]].name),
                 fmt.number(s["points"]),
                 fmt.percent(s["in_band"]),
-                fmt.number(s["tpot_median"], 2),
-                fmt.number(s["ttft_median"], 2),
+                fmt.number(s["tpot"]["median"], 2),
+                fmt.number(s["ttft"]["median"], 2),
             ]
             for s in self._silicon["setups"]
         ]
@@ -186,7 +186,10 @@ class MethodologyPage(GuideBase):
         `format`, the figure of that setup."""
         data = self._silicon
         if node:
-            data = next(s for s in data["setups"] if (s["node"], s["model"], s["format"]) == (node, model, format))
+            wanted = (node, model, format)
+            data = next((s for s in data["setups"] if (s["node"], s["model"], s["format"]) == wanted), None)
+            if data is None:
+                raise KeyError(f"silicon_figure: silicon_band.json has no setup {wanted}")
         if name == "computed":
             from babel.dates import format_date
 
@@ -195,7 +198,7 @@ class MethodologyPage(GuideBase):
             return self.fmt.number(100 * data["in_band"], 0)
         if name in ("pairs", "kept"):
             return self.fmt.number(data["tp_pairs_in_order"][name])
-        if name in ("tpot_median", "ttft_median") and not node:
+        if name in ("tpot_median", "ttft_median"):
             return self.fmt.number(data[name.split("_")[0]]["median"], 2)
         return self.fmt.number(data[name], 2 if isinstance(data[name], float) else 0)
 
