@@ -5,7 +5,6 @@ and the published measurements it is held against (catalog/validation/).
 from __future__ import annotations
 
 import datetime
-import json
 from functools import cached_property
 from typing import Any
 
@@ -121,10 +120,8 @@ class MethodologyPage(GuideBase):
     def sweep_band_table(self) -> str:
         """The engine's error on the measured sweep's judge part, per slice: median and 90th
         percentile of engine / measured, for the time per token and the time to first token."""
-        from macros.sweeps import BAND_FILE
-
         t = self.t
-        judged = json.loads(BAND_FILE.read_text(encoding="utf-8"))["judge"]
+        judged = self._band("error_band")["judge"]
         rows = []
         for name, figures in judged["slices"].items():
             kind, _, value = name.partition(": ")
@@ -146,20 +143,26 @@ class MethodologyPage(GuideBase):
 
     def sweep_figure(self, name: str, part: str = "judge") -> str:
         """One figure of the sweep's error band: `points`, `in_band` (a percentage), `pairs`, `kept`."""
-        from macros.sweeps import BAND_FILE
+        return self._figure(self._band("error_band")[part], name)
 
-        data = json.loads(BAND_FILE.read_text(encoding="utf-8"))[part]
+    def _band(self, name: str) -> dict[str, Any]:
+        """One of the validation's bands as the catalog holds it (`error_band` or `silicon_band`:
+        catalog_loader reads catalog/validation/<name>.json for the engine and for these pages)."""
+        band = getattr(self.catalog, name)
+        if band is None:
+            raise KeyError(f"the methodology page needs catalog/validation/{name}.json, which this catalog lacks")
+        return band
+
+    def _figure(self, data: dict[str, Any], name: str) -> str:
+        """A figure of a band's summary: `in_band` as a percentage, `pairs` and `kept` of its pairs of
+        TP sizes, `tpot_median` and `ttft_median`, or any count it holds."""
         if name == "in_band":
             return self.fmt.number(100 * data["in_band"], 0)
         if name in ("pairs", "kept"):
             return self.fmt.number(data["tp_pairs_in_order"][name])
+        if name in ("tpot_median", "ttft_median"):
+            return self.fmt.number(data[name.split("_")[0]]["median"], 2)
         return self.fmt.number(data[name])
-
-    @cached_property
-    def _silicon(self) -> dict[str, Any]:
-        from macros.silicon import SILICON_BAND_FILE
-
-        return json.loads(SILICON_BAND_FILE.read_text(encoding="utf-8"))
 
     def silicon_table(self) -> str:
         """The engine on the measured points of other cards (macros/silicon.py), per card, model
@@ -175,7 +178,7 @@ class MethodologyPage(GuideBase):
                 fmt.number(s["tpot"]["median"], 2),
                 fmt.number(s["ttft"]["median"], 2),
             ]
-            for s in self._silicon["setups"]
+            for s in self._band("silicon_band")["setups"]
         ]
         header = [t["gpu"], t["model"], t["format"], t["sweep_points"], t["aic_both"]]
         return _table([*header, t["sweep_tpot_median"], t["sweep_ttft_median"]], rows)
@@ -184,7 +187,7 @@ class MethodologyPage(GuideBase):
         """One figure of that summary: `points`, `in_band` (a percentage), `pairs`, `kept`,
         `refused`, `tpot_median`, `ttft_median`, `computed` (its date); with `node`, `model` and
         `format`, the figure of that setup."""
-        data = self._silicon
+        data = self._band("silicon_band")
         if node:
             wanted = (node, model, format)
             data = next((s for s in data["setups"] if (s["node"], s["model"], s["format"]) == wanted), None)
@@ -194,13 +197,7 @@ class MethodologyPage(GuideBase):
             from babel.dates import format_date
 
             return format_date(datetime.date.fromisoformat(data["computed"]), "long", locale=self.locale)
-        if name == "in_band":
-            return self.fmt.number(100 * data["in_band"], 0)
-        if name in ("pairs", "kept"):
-            return self.fmt.number(data["tp_pairs_in_order"][name])
-        if name in ("tpot_median", "ttft_median"):
-            return self.fmt.number(data[name.split("_")[0]]["median"], 2)
-        return self.fmt.number(data[name], 2 if isinstance(data[name], float) else 0)
+        return self._figure(data, name)
 
     def aiconfigurator_table(self, part: str = "all") -> str:
         """The engine and NVIDIA's AIConfigurator against the measured sweep, on the points both
