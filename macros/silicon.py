@@ -52,8 +52,9 @@ class SiliconFileError(ValueError):
     """The file is not the source's table: the message names the file and what is missing."""
 
 
-def sweep_row(catalog: Catalog, row: dict[str, str]) -> tuple[str, str, dict[str, str]] | str:
-    """A source row as (node id, model id, a row of the project's sweep format), or why it is left out."""
+def sweep_row(catalog: Catalog, row: dict[str, str]) -> tuple[str, dict[str, str]] | str:
+    """A source row as (model id, a row of the project's sweep format with its catalog `node`), or
+    why it is left out."""
     if row.get("backend") != "vllm" or row.get("mode") != "agg":
         return "another runtime or disaggregated serving"
     if row.get("system") not in SYSTEMS:
@@ -70,7 +71,6 @@ def sweep_row(catalog: Catalog, row: dict[str, str]) -> tuple[str, str, dict[str
     moe_tp, moe_ep = int(row.get("moe_tp_size") or 1), int(row.get("moe_ep_size") or 1)
     cards = max(tp * attention_dp, moe_tp * moe_ep)
     return (
-        SYSTEMS[row["system"]],
         model,
         {
             "model": row["model_path"],
@@ -115,8 +115,8 @@ def run(catalog: Catalog, table: list[dict[str, str]]) -> tuple[list[Point], Cou
             if isinstance(mapped, str):
                 left_out[mapped] += 1
                 continue
-            node_id, model, sweep = mapped
-            points.append(point(catalog, "silicon_sample.csv", catalog.node(node_id), sweep, model))
+            model, sweep = mapped
+            points.append(point(catalog, "silicon_sample.csv", catalog.node(sweep["node"]), sweep, model))
         except (KeyError, ValueError) as e:
             raise SiliconFileError(f"line {line}: {e}") from e
     return points, left_out

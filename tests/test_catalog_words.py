@@ -8,18 +8,17 @@ from html import unescape
 
 import pytest
 
-from .test_site import page_file
+from .test_site import body_cells, page_file
 
 
 def methodology_rows(site, locale: str) -> dict[tuple[str, str], list[str]]:
     """The runtimes table of the built methodology page: (runtime, label) -> the row's cells."""
     html = page_file(site, locale, "methodology").read_text("utf-8")
-    rows = {}
-    for row in re.findall(r"<tr>\s*(.*?)\s*</tr>", html, re.S):
-        cells = [unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
-        if len(cells) == 5 and cells[0] in ("vLLM", "llama.cpp"):
-            rows[(cells[0], cells[1])] = cells
-    return rows
+    return {
+        (cells[0], cells[1]): cells
+        for cells in body_cells(html)
+        if len(cells) == 5 and cells[0] in ("vLLM", "llama.cpp")
+    }
 
 
 def figure(text: str) -> tuple[float, str]:

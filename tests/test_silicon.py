@@ -43,6 +43,14 @@ def source_row(sweep: dict[str, str], **changes: str) -> dict[str, str]:
     return row
 
 
+def write_table(path, table: list[dict[str, str]]) -> None:
+    """Rows in the source's columns, written as the source's CSV file."""
+    with path.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(table[0]))
+        writer.writeheader()
+        writer.writerows(table)
+
+
 @pytest.fixture
 def with_h100(monkeypatch):
     monkeypatch.setitem(silicon.SYSTEMS, "h100_sxm", "8x-h100-sxm")
@@ -70,10 +78,8 @@ def test_a_replica_spans_the_larger_of_its_attention_and_its_experts_groups(cata
     base |= {"silicon_ttft_ms": "100", "silicon_tpot_ms": "50", "attention_dp_size": ""}
 
     def layout(tp: str, moe_tp: str, moe_ep: str) -> tuple[str, str, str]:
-        node, model, row = silicon.sweep_row(
-            catalog, base | {"tp_size": tp, "moe_tp_size": moe_tp, "moe_ep_size": moe_ep}
-        )
-        assert (node, model, row["weights"]) == ("8x-h200-sxm", "qwen3-235b-a22b", "fp8")
+        model, row = silicon.sweep_row(catalog, base | {"tp_size": tp, "moe_tp_size": moe_tp, "moe_ep_size": moe_ep})
+        assert (row["node"], model, row["weights"]) == ("8x-h200-sxm", "qwen3-235b-a22b", "fp8")
         return row["tensor_parallel"], row["data_parallel"], row["expert_parallel"]
 
     assert layout("1", "2", "1") == ("1", "2", "1")
@@ -86,8 +92,8 @@ def test_gpt_oss_runs_from_its_published_mxfp4_checkpoint(catalog):
     row = {"backend": "vllm", "mode": "agg", "system": "b200_sxm", "model_path": "openai/gpt-oss-120b"}
     row |= {"gemm_quant_mode": "nvfp4", "isl": "1024", "osl": "1024", "batch_size": "4", "tp_size": "1"}
     row |= {"silicon_ttft_ms": "50", "silicon_tpot_ms": "4"}
-    node, model, sweep = silicon.sweep_row(catalog, row)
-    assert (node, model, sweep["weights"]) == ("8x-b200", "gpt-oss-120b", "mxfp4")
+    model, sweep = silicon.sweep_row(catalog, row)
+    assert (sweep["node"], model, sweep["weights"]) == ("8x-b200", "gpt-oss-120b", "mxfp4")
 
 
 def test_rows_the_catalog_cannot_answer_are_counted_by_reason(catalog):
@@ -123,10 +129,7 @@ def test_a_file_that_is_not_the_source_s_table_is_named(tmp_path, capsys, monkey
     sweep = rows(SWEEPS_DIR / "vllm-h100-sxm.csv")[0]
     broken = tmp_path / "broken.csv"
     table = [source_row(sweep, system="h200_sxm"), source_row(sweep, system="h200_sxm", tp_size="two")]
-    with broken.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(table[0]))
-        writer.writeheader()
-        writer.writerows(table)
+    write_table(broken, table)
     assert silicon.main([str(broken), "--write"]) == 2
     assert "broken.csv: line 3: invalid literal for int() with base 10: 'two'" in capsys.readouterr().err
     assert not (tmp_path / "silicon_band.json").exists()
@@ -158,10 +161,7 @@ def test_the_summary_is_what_the_command_writes(catalog, with_h100, tmp_path, mo
     # the rows gave: the points, their share in band and the setups they came from.
     sweep = rows(SWEEPS_DIR / "vllm-h100-sxm.csv")
     path = tmp_path / "silicon_sample.csv"
-    with path.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(source_row(sweep[0])))
-        writer.writeheader()
-        writer.writerows(source_row(r) for r in sweep)
+    write_table(path, [source_row(r) for r in sweep])
     monkeypatch.setattr(silicon, "SILICON_BAND_FILE", tmp_path / "silicon_band.json")
     assert silicon.main([str(path), "--write"]) == 0
     data = json.loads((tmp_path / "silicon_band.json").read_text(encoding="utf-8"))
@@ -181,15 +181,12 @@ def test_the_summary_is_what_the_command_writes(catalog, with_h100, tmp_path, mo
 def test_the_methodology_page_shows_the_summary_kept_in_its_language(site, catalog, locale):
     from html import unescape
 
-    from .test_site import page_file
+    from .test_site import body_cells, page_file
 
     data = json.loads(silicon.SILICON_BAND_FILE.read_text(encoding="utf-8"))
     html = page_file(site, locale, "methodology").read_text("utf-8")
-    rows = []
-    for row in re.findall(r"<tr>\s*(.*?)\s*</tr>", html, re.S):
-        cells = [unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
-        if len(cells) == 7 and cells[0] in {g.name for g in catalog.gpus.values()}:
-            rows.append(cells)
+    cards = {g.name for g in catalog.gpus.values()}
+    rows = [cells for cells in body_cells(html) if len(cells) == 7 and cells[0] in cards]
     assert len(rows) == len(data["setups"])
     comma = "," if locale == "fr" else "."
     for cells, setup in zip(rows, data["setups"], strict=True):
@@ -209,7 +206,7 @@ def test_what_the_page_says_of_each_miss_is_what_the_summary_shows():
     must change the words too."""
     data = json.loads(silicon.SILICON_BAND_FILE.read_text(encoding="utf-8"))
     median = {(s["node"], s["model"], s["format"]): s["tpot"]["median"] for s in data["setups"]}
-    assert median[("8x-b200", "gpt-oss-120b", "mxfp4")] > 1.5
+    assert median[("8x-b200", "gpt-oss-120b", "mxfp4")] > silicon.TPOT_BAND[1]
     assert median[("8x-h200-sxm", "qwen3-235b-a22b", "fp8")] < 1
     assert median[("8x-h200-sxm", "llama-3.1-8b", "fp8")] > 1
     for page in ("docs/en/methodology.md", "docs/fr/methodologie.md"):

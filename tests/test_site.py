@@ -25,6 +25,14 @@ def page_file(site: Path, locale: str, key: str) -> Path:
     return site / locale / PAGE_PATHS[key][locale] / "index.html"
 
 
+def body_cells(html: str) -> list[list[str]]:
+    """Each table row's data cells as text (tags dropped, character references read)."""
+    return [
+        [unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+        for row in re.findall(r"<tr>\s*(.*?)\s*</tr>", html, re.S)
+    ]
+
+
 class Tags(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
