@@ -99,6 +99,9 @@ CONSTANTS = (
     Constant("arrival_burst", "arrival_burst", 1, 0, 0.5, 0.01, "a share of the other users' prompts"),
     Constant("mla_layer_overhead", "mla_layer_overhead_s", 1e-6, 0, 800, 10, "MLA's projections and kernels"),
     Constant("marlin_moe_layer_overhead", "marlin_moe_layer_overhead_s", 1e-6, 0, 300, 5, "Marlin's MoE kernels"),
+    Constant(
+        "flashinfer_moe_layer_overhead", "flashinfer_moe_layer_overhead_s", 1e-6, 0, 200, 5, "FlashInfer's MoE kernels"
+    ),
 )
 
 

@@ -87,6 +87,24 @@ def test_mxfp4_experts_multiply_at_the_fp8_rate_on_the_b200_alone(catalog):
     assert step.compute == pytest.approx(256 * (rest + experts) / (h200.bf16_tflops * 1e12), rel=0.01)
 
 
+def test_mxfp4_moe_layers_take_flashinfers_fixed_time_on_the_b200_alone(catalog):
+    # vLLM picks FlashInfer's fused MXFP4 MoE on SM 10.x (the B200), Triton's kernels on Hopper and
+    # Marlin on the RTX Blackwell cards (SM 12.0; vllm issue 31085): gpt-oss-120b's 36 layers are
+    # all MoE layers (its config.json: num_hidden_layers 36, every layer routed).
+    vllm = catalog.runtimes["vllm"]
+    assert vllm.flashinfer_moe_layer_overhead_s != vllm.moe_layer_overhead_s  # or the test tells nothing
+    work = workload(catalog, "gpt-oss-120b", "mxfp4", concurrency=1, layout=(1, 1, 1))
+
+    def fixed(node: str) -> float:
+        return replica(catalog, work, catalog.node(node), Layout(1)).decode_step(1, 1).fixed
+
+    per_layer = vllm.layer_overhead_s + vllm.sequence_overhead_s / 36
+    assert fixed("8x-b200") == pytest.approx(36 * (per_layer + vllm.flashinfer_moe_layer_overhead_s))
+    assert fixed("8x-h200-sxm") == pytest.approx(36 * (per_layer + vllm.moe_layer_overhead_s))
+    marlin = vllm.moe_layer_overhead_s + vllm.marlin_moe_layer_overhead_s
+    assert fixed("1x-rtx-pro-6000") == pytest.approx(36 * (per_layer + marlin))
+
+
 def test_experts_touched_grow_with_the_batch(catalog):
     c = ideal(catalog)
     serving = replica(c, workload(c, "mixtral-8x7b", "bf16"), c.node("1x-h200-nvl"), Layout(1))

@@ -16,6 +16,7 @@ import pytest
 from macros import silicon
 from macros.sweeps import SWEEPS_DIR, rows
 from macros.sweeps import run as run_sweep
+from macros.validation import records
 
 SOURCE_QUANT = {"bf16": "", "fp8": "fp8", "mxfp4": "nvfp4"}  # the source labels gpt-oss's weights nvfp4
 
@@ -200,17 +201,21 @@ def test_the_methodology_page_shows_the_summary_kept_in_its_language(site, catal
 
 
 def test_what_the_page_says_of_each_miss_is_what_the_summary_shows():
-    """The methodology page explains three misses in words (docs/*/methodolog*.md): gpt-oss-120b
-    on the B200 slow beyond the band, Qwen3 235B on the H200 faster than measured (its figures
-    optimistic), Llama 3.1 8B on the H200 slower. A new summary that turns one of them around
-    must change the words too."""
+    """The methodology page explains two misses in words (docs/*/methodolog*.md): Qwen3 235B on
+    the H200 faster than measured (its figures optimistic), Llama 3.1 8B on the H200 slower; and
+    says gpt-oss-120b on the B200 is within the band through a constant fitted on published B200
+    records, not on these points. A new summary that turns one of them around must change the
+    words too."""
     data = json.loads(silicon.SILICON_BAND_FILE.read_text(encoding="utf-8"))
     median = {(s["node"], s["model"], s["format"]): s["tpot"]["median"] for s in data["setups"]}
-    assert median[("8x-b200", "gpt-oss-120b", "mxfp4")] > silicon.TPOT_BAND[1]
+    assert silicon.TPOT_BAND[0] <= median[("8x-b200", "gpt-oss-120b", "mxfp4")] <= silicon.TPOT_BAND[1]
+    fitted_on = [r for r in records() if r.get("gpu") == "b200" and r.get("model") == "gpt-oss-120b"]
+    assert len(fitted_on) == 3 and all("InferenceMAX" in r["source"] for r in fitted_on)
     assert median[("8x-h200-sxm", "qwen3-235b-a22b", "fp8")] < 1
     assert median[("8x-h200-sxm", "llama-3.1-8b", "fp8")] > 1
     for page in ("docs/en/methodology.md", "docs/fr/methodologie.md"):
         text = (silicon.BAND_FILE.parents[2] / page).read_text(encoding="utf-8")
         assert 'silicon_figure("tpot_median", "8x-b200", "gpt-oss-120b", "mxfp4")' in text
+        assert "`flashinfer_moe_layer_overhead`" in text and "InferenceMAX" in text
         assert 'silicon_figure("tpot_median", "8x-h200-sxm", "qwen3-235b-a22b", "fp8")' in text
         assert 'silicon_figure("tpot_median", "8x-h200-sxm", "llama-3.1-8b", "fp8")' in text

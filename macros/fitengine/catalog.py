@@ -92,6 +92,7 @@ class Format:
     group_size: int = 0  # weights sharing one scale along a row (0: per tensor or per channel)
     expert_pad: int = 0  # an expert slice's width is padded up to a multiple of it (0: not padded)
     marlin_moe: tuple[str, ...] = ()  # architectures whose MoE layers run through Marlin's dequantizing kernels
+    flashinfer_moe: tuple[str, ...] = ()  # architectures whose MoE layers run through FlashInfer's fused kernels
     tensor_rate: TensorRate | None = None  # a lower-precision tensor rate its quantized products reach on some cards
     kernel_share: float = 1.0  # the share of the runtime's bandwidth and throughput its kernels reach (measured)
 
@@ -125,13 +126,13 @@ class Runtime:
     arrival_burst: float  # share of the other users' prompts that arrive with a request
     mla_layer_overhead_s: float = 0  # extra fixed time of a layer with multi-head latent attention
     marlin_moe_layer_overhead_s: float = 0  # extra fixed time of an MoE layer run through Marlin's kernels
+    flashinfer_moe_layer_overhead_s: float = 0  # an MoE layer's fixed time through FlashInfer's fused kernels
     sequence_overhead_s: float = 0  # time each sequence of a step adds outside the model (scheduling, sampling, output)
     custom_allreduce_max_bytes: float = 0  # 0: the runtime has no all-reduce kernel of its own
     custom_allreduce_latency_s: float = 0
     custom_allreduce_latency_per_card_s: float = 0
     custom_allreduce_efficiency: float = 0
-    # The release from which the constants above hold, and the bandwidth share of earlier releases
-    # (the published measurements taken with them are judged with it); () and 0: none given.
+    # The release the constants above hold from, and earlier releases' bandwidth share (() and 0: none given).
     current_from: tuple[int, ...] = ()
     earlier_bandwidth_efficiency: float = 0
 
@@ -340,6 +341,7 @@ def _format(f: dict[str, Any]) -> Format:
         group_size=int(f["group_size"]["value"]) if f.get("group_size") else 0,
         expert_pad=int(f["expert_pad"]["value"]) if f.get("expert_pad") else 0,
         marlin_moe=tuple(f.get("marlin_moe", {}).get("architectures", ())),
+        flashinfer_moe=tuple(f.get("flashinfer_moe", {}).get("architectures", ())),
         tensor_rate=TensorRate(r["rate"], r["parts"], tuple(r["architectures"]))
         if (r := f.get("tensor_rate"))
         else None,
@@ -351,8 +353,8 @@ def _runtime(r: dict[str, Any]) -> Runtime:
     def val(key: str) -> float:
         return float(r[key]["value"])
 
-    def optional(key: str, scale: float = 1.0) -> float:
-        return val(key) * scale if key in r else 0.0
+    def optional(key: str, scale: float = 1.0, default: float = 0.0) -> float:
+        return val(key) * scale if key in r else default
 
     return Runtime(
         id=r["id"],
@@ -373,11 +375,12 @@ def _runtime(r: dict[str, Any]) -> Runtime:
         bandwidth_efficiency=val("bandwidth_efficiency"),
         compute_efficiency=val("compute_efficiency"),
         layer_overhead_s=val("layer_overhead") * 1e-6,
-        moe_layer_overhead_s=val("moe_layer_overhead") * 1e-6,
+        moe_layer_overhead_s=(moe := val("moe_layer_overhead") * 1e-6),
         request_overhead_s=val("request_overhead") * 1e-3,
         arrival_burst=val("arrival_burst"),
         mla_layer_overhead_s=optional("mla_layer_overhead", 1e-6),
         marlin_moe_layer_overhead_s=optional("marlin_moe_layer_overhead", 1e-6),
+        flashinfer_moe_layer_overhead_s=optional("flashinfer_moe_layer_overhead", 1e-6, moe),
         sequence_overhead_s=optional("sequence_overhead", 1e-6),
         **_custom_allreduce(r),
         current_from=tuple(int(part) for part in r["current_from"].split(".")) if "current_from" in r else (),
@@ -401,11 +404,7 @@ def architecture_from_dict(a: dict[str, Any]) -> Architecture:
     fields = dict(a)
     mla = fields.pop("mla", None)
     moe = fields.pop("moe", None)
-    return Architecture(
-        **fields,
-        mla=Mla(**mla) if mla else None,
-        moe=Moe(**moe) if moe else None,
-    )
+    return Architecture(**fields, mla=Mla(**mla) if mla else None, moe=Moe(**moe) if moe else None)
 
 
 def _llm(m: dict[str, Any]) -> Llm:

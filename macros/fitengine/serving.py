@@ -56,8 +56,7 @@ _LEAST_CHUNK = 64  # a step always takes some prompt tokens (vLLM preempts decod
 
 
 class Steady(NamedTuple):
-    """One replica's steady state: what each user sees, what the replica produces (a tuple:
-    thousands are made per answer).
+    """One replica's steady state: what each user sees, what it produces (a tuple: thousands are made per answer).
 
     `admitted`: requests in flight; `tpot_s`: the time between two tokens of one answer;
     `ttft_s`: from a request sent to its first token (`queue_s` of it waiting to be admitted);
@@ -236,7 +235,9 @@ class Serving:
         throughput = self.compute_tflops * 1e12 * rt.compute_efficiency * share
         per_pair = 4 * arch.heads * self._attention_dim() * self._attending_layers()
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
-        fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_overhead_s
+        fused = self.gpu.architecture in self.fmt.flashinfer_moe  # FlashInfer's expert kernels, not the default's
+        moe_fixed = rt.flashinfer_moe_layer_overhead_s if fused else rt.moe_layer_overhead_s
+        fixed = arch.layers * rt.layer_overhead_s + moe_layers * moe_fixed
         if self.gpu.architecture in self.fmt.marlin_moe:
             fixed += moe_layers * rt.marlin_moe_layer_overhead_s
         if arch.mla is not None:
