@@ -43,6 +43,7 @@ from .catalog import Format, Gpu, Runtime
 from .layout import Layout
 from .memory import bits_for, experts_touched, kv_bytes_per_card, weight_bytes
 from .once import once, shared_once
+from .runtime_defaults import batched_tokens
 from .speed import all_to_all_seconds, allgather_seconds, allreduce_seconds, send_seconds
 from .topology import GroupLink
 
@@ -484,17 +485,3 @@ class Serving:
     @shared_once
     def _budget(self) -> int:
         return batched_tokens(self.runtime, self.gpu)
-
-
-def batched_tokens(runtime: Runtime, gpu: Gpu) -> int:
-    """The runtime's default batch of tokens on this card (vLLM gives large cards more, A100 excepted)."""
-    return runtime.batched_tokens_large if _large(runtime, gpu) else runtime.batched_tokens
-
-
-def max_sequences(runtime: Runtime, gpu: Gpu) -> int:
-    """Sequences one replica decodes at once by default (more users queue)."""
-    return runtime.max_sequences_large if _large(runtime, gpu) else runtime.max_sequences
-
-
-def _large(runtime: Runtime, gpu: Gpu) -> bool:
-    return gpu.memory_usable_bytes >= runtime.large_card_bytes and gpu.architecture != "ampere"

@@ -13,7 +13,8 @@ from .checkpoint import unquantized_parts
 from .layout import Layout
 from .memory import expert_weight_bytes, kv_bytes_per_card, runtime_reserve_bytes, weight_bytes, weight_bytes_per_card
 from .reasons import Reason
-from .serving import Serving, batched_tokens, max_sequences
+from .runtime_defaults import batched_tokens, max_sequences
+from .serving import Serving
 from .workloads import Workload
 
 
