@@ -102,6 +102,12 @@ CONSTANTS = (
     Constant(
         "flashinfer_moe_layer_overhead", "flashinfer_moe_layer_overhead_s", 1e-6, 0, 200, 5, "FlashInfer's MoE kernels"
     ),
+    Constant(
+        "triton_moe_bandwidth_share", "triton_moe_bandwidth_share", 1, 0.2, 1.0, 0.05, "Triton's FP8 fused_moe reads"
+    ),
+    Constant(
+        "deepgemm_moe_bandwidth_share", "deepgemm_moe_bandwidth_share", 1, 0.2, 1.0, 0.05, "DeepGEMM's FP8 expert reads"
+    ),
 )
 
 

@@ -105,6 +105,40 @@ def test_mxfp4_moe_layers_take_flashinfers_fixed_time_on_the_b200_alone(catalog)
     assert fixed("1x-rtx-pro-6000") == pytest.approx(36 * (per_layer + marlin))
 
 
+@pytest.mark.parametrize(
+    ("node", "gpu", "share"),
+    [("8x-h100-sxm", "h100-sxm", "triton_moe_bandwidth_share"), ("8x-b200", "b200", "deepgemm_moe_bandwidth_share")],
+)
+def test_fp8_experts_are_read_at_their_kernels_bandwidth_share(catalog, node, gpu, share):
+    # vLLM reads FP8 experts through Triton's fused_moe at decode batches on Hopper, through
+    # DeepGEMM's grouped kernels on Blackwell (TritonOrDeepGemmExperts). Qwen3 235B A22B's
+    # config.json: 94 layers, every one MoE, 8 of 128 experts per token, each expert three
+    # 4,096 x 1,536 matrices: one token reads 8 x 3 x 4,096 x 1,536 x 94 bytes of FP8 experts, a
+    # quarter of them on each of four cards with the experts dealt whole.
+    vllm = catalog.runtimes["vllm"]
+    reached = getattr(vllm, share)
+    assert reached < 1  # or the test tells nothing
+    one_token = 8 * 3 * 4096 * 1536 * 94
+    full = dataclasses.replace(vllm, triton_moe_bandwidth_share=1.0, deepgemm_moe_bandwidth_share=1.0)
+    at_full = dataclasses.replace(catalog, runtimes={**catalog.runtimes, "vllm": full})
+    work = workload(catalog, "qwen3-235b-a22b", "fp8", concurrency=1, layout=(4, 1, 4))
+
+    def memory(c) -> float:
+        return replica(c, work, c.node(node), Layout(4, 1, 4)).decode_step(1, 1).memory
+
+    bandwidth = catalog.gpus[gpu].memory_bandwidth_gbps * 1e9 * vllm.bandwidth_efficiency
+    slower = memory(catalog) - memory(at_full)
+    assert slower == pytest.approx(one_token / 4 * (1 / reached - 1) / bandwidth, rel=0.01)
+
+
+def test_bf16_experts_are_read_like_any_weight(catalog):
+    # Only the FP8 format names these kernels (formats.yaml triton_moe, deepgemm_moe).
+    work = workload(catalog, "qwen3-235b-a22b", "bf16", concurrency=1, layout=(8, 1, 8))
+    serving = replica(catalog, work, catalog.node("8x-h200-sxm"), Layout(8, 1, 8))
+    bandwidth = catalog.gpus["h200-sxm"].memory_bandwidth_gbps * 1e9 * catalog.runtimes["vllm"].bandwidth_efficiency
+    assert serving.decode_step(1, 1).memory == pytest.approx(serving.weights_read(1) / 8 / bandwidth, rel=1e-3)
+
+
 def test_experts_touched_grow_with_the_batch(catalog):
     c = ideal(catalog)
     serving = replica(c, workload(c, "mixtral-8x7b", "bf16"), c.node("1x-h200-nvl"), Layout(1))

@@ -6,7 +6,8 @@ in the reader's browser (Pyodide). Nothing here imports from the rest of `macros
 
 from .api import Evaluation, answer, evaluate, link_class
 from .architecture import Architecture, Mla, Moe, Params, count_params
-from .catalog import Catalog, DiffusionModel, Format, Gpu, Llm, Node
+from .catalog import Catalog, Format, Gpu, Llm, Node
+from .catalog_diffusion import DiffusionModel
 from .checkpoint import Checkpoint, unquantized_parts
 from .describe import describe
 from .diffusion import DiffusionFit, fit_diffusion

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from .architecture import Architecture, Mla, Moe, Params, count_params
+from .catalog_diffusion import DiffusionModel, diffusion_from_dict
 from .checkpoint import Checkpoint
 from .units import to_bytes
 
@@ -91,8 +92,7 @@ class Format:
     runtime: str = "vllm"  # the runtime that serves it by default
     group_size: int = 0  # weights sharing one scale along a row (0: per tensor or per channel)
     expert_pad: int = 0  # an expert slice's width is padded up to a multiple of it (0: not padded)
-    marlin_moe: tuple[str, ...] = ()  # architectures whose MoE layers run through Marlin's dequantizing kernels
-    flashinfer_moe: tuple[str, ...] = ()  # architectures whose MoE layers run through FlashInfer's fused kernels
+    moe_kernels: tuple[tuple[str, str], ...] = ()  # (architecture, marlin | flashinfer | triton | deepgemm)
     tensor_rate: TensorRate | None = None  # a lower-precision tensor rate its quantized products reach on some cards
     kernel_share: float = 1.0  # the share of the runtime's bandwidth and throughput its kernels reach (measured)
 
@@ -127,6 +127,8 @@ class Runtime:
     mla_layer_overhead_s: float = 0  # extra fixed time of a layer with multi-head latent attention
     marlin_moe_layer_overhead_s: float = 0  # extra fixed time of an MoE layer run through Marlin's kernels
     flashinfer_moe_layer_overhead_s: float = 0  # an MoE layer's fixed time through FlashInfer's fused kernels
+    triton_moe_bandwidth_share: float = 1.0  # of the bandwidth reached, reading experts through Triton's fused_moe
+    deepgemm_moe_bandwidth_share: float = 1.0  # the same, through DeepGEMM's grouped kernels
     sequence_overhead_s: float = 0  # time each sequence of a step adds outside the model (scheduling, sampling, output)
     custom_allreduce_max_bytes: float = 0  # 0: the runtime has no all-reduce kernel of its own
     custom_allreduce_latency_s: float = 0
@@ -135,6 +137,11 @@ class Runtime:
     # The release the constants above hold from, and earlier releases' bandwidth share (() and 0: none given).
     current_from: tuple[int, ...] = ()
     earlier_bandwidth_efficiency: float = 0
+
+    def moe_bandwidth_share(self, kernels: str) -> float:
+        """The share of the bandwidth reached that experts are read at through `kernels` (1: like any weight)."""
+        shares = {"triton": self.triton_moe_bandwidth_share, "deepgemm": self.deepgemm_moe_bandwidth_share}
+        return shares.get(kernels, 1.0)
 
 
 @dataclass(frozen=True)
@@ -157,45 +164,6 @@ class Llm:
     def params(self) -> Params:
         """Parameters by part, counted from the shapes unless given outright (counted once)."""
         return self.params_override or count_params(self.architecture)
-
-
-@dataclass(frozen=True)
-class Component:
-    role: str  # transformer, text_encoder, vae
-    name: str
-    params: int
-    bits: float = 0  # the precision the pipeline keeps it in whatever the format (0: the format's; the VAE 16)
-
-
-@dataclass(frozen=True)
-class MemoryReport:
-    """A public report of a pipeline run on one card: it ran, or it ran out of memory.
-    `transformer_bits` is the precision the run held the denoiser in (Wan 2.1's generate.py keeps
-    its FP32 checkpoint as stored); `text_encoders_on_card` whether they stayed on the card while
-    it denoised; `at_reference` whether it was at the model's reference resolution (its working
-    memory is known there only); `capacity_bytes` the card's total as the report gives it, for a
-    card the catalog does not rent (0: the catalog card's `memory_usable`)."""
-
-    outcome: str  # ran or oom
-    gpu: str  # a catalog card, or "" with capacity_bytes
-    card: str  # the card as the report names it
-    capacity_bytes: float
-    at_reference: bool
-    transformer_bits: float
-    text_encoders_on_card: bool
-    url: str
-
-
-@dataclass(frozen=True)
-class DiffusionModel:
-    id: str
-    name: str
-    kind: str  # image or video
-    components: tuple[Component, ...]
-    activation_bytes: float
-    native_format: str | None = None  # the precision its weights are published in, when sourced
-    resolution: str = ""  # the reference output the working memory is for ("1280 x 720, 5 s")
-    reports: tuple[MemoryReport, ...] = ()  # public runs and out-of-memory reports it is held against
 
 
 @dataclass(frozen=True)
@@ -262,7 +230,7 @@ class Catalog:
             formats={f["id"]: _format(f) for f in data["formats"]},
             runtimes={r["id"]: _runtime(r) for r in data["runtimes"]},
             llms={m["id"]: _llm(m) for m in data["llms"]},
-            diffusion={m["id"]: _diffusion(m) for m in data["diffusion"]},
+            diffusion={m["id"]: diffusion_from_dict(m) for m in data["diffusion"]},
             assumptions=_assumptions(data["assumptions"]),
             error_band=data.get("error_band"),
             silicon_band=data.get("silicon_band"),
@@ -340,8 +308,11 @@ def _format(f: dict[str, Any]) -> Format:
         runtime=f.get("runtime", "vllm"),
         group_size=int(f["group_size"]["value"]) if f.get("group_size") else 0,
         expert_pad=int(f["expert_pad"]["value"]) if f.get("expert_pad") else 0,
-        marlin_moe=tuple(f.get("marlin_moe", {}).get("architectures", ())),
-        flashinfer_moe=tuple(f.get("flashinfer_moe", {}).get("architectures", ())),
+        moe_kernels=tuple(
+            (a, k)
+            for k in ("marlin", "flashinfer", "triton", "deepgemm")
+            for a in f.get(f"{k}_moe", {}).get("architectures", ())
+        ),
         tensor_rate=TensorRate(r["rate"], r["parts"], tuple(r["architectures"]))
         if (r := f.get("tensor_rate"))
         else None,
@@ -381,6 +352,8 @@ def _runtime(r: dict[str, Any]) -> Runtime:
         mla_layer_overhead_s=optional("mla_layer_overhead", 1e-6),
         marlin_moe_layer_overhead_s=optional("marlin_moe_layer_overhead", 1e-6),
         flashinfer_moe_layer_overhead_s=optional("flashinfer_moe_layer_overhead", 1e-6, moe),
+        triton_moe_bandwidth_share=optional("triton_moe_bandwidth_share", 1.0, 1.0),
+        deepgemm_moe_bandwidth_share=optional("deepgemm_moe_bandwidth_share", 1.0, 1.0),
         sequence_overhead_s=optional("sequence_overhead", 1e-6),
         **_custom_allreduce(r),
         current_from=tuple(int(part) for part in r["current_from"].split(".")) if "current_from" in r else (),
@@ -433,35 +406,6 @@ def _checkpoint(c: dict[str, Any]) -> Checkpoint:
         partly_unquantized=tuple(c.get("partly_unquantized", ())),
         intermediate=c.get("intermediate", 0),
         source=c["source"],
-    )
-
-
-def _diffusion(m: dict[str, Any]) -> DiffusionModel:
-    return DiffusionModel(
-        id=m["id"],
-        name=m["name"],
-        kind=m["kind"],
-        components=tuple(
-            Component(c["role"], c["name"], int(_v(c["params"])), float(c.get("bits", 0))) for c in m["components"]
-        ),
-        activation_bytes=to_bytes(_v(m["activation"]), m["activation"]["unit"]),
-        native_format=m.get("native_format"),
-        resolution=str(m.get("resolution", "")),
-        reports=tuple(_report(r, str(m.get("resolution", ""))) for r in m.get("memory_reports", ())),
-    )
-
-
-def _report(r: dict[str, Any], reference: str) -> MemoryReport:
-    capacity = r.get("capacity")
-    return MemoryReport(
-        outcome=r["outcome"],
-        gpu=r.get("gpu", ""),
-        card=r["card"],
-        capacity_bytes=to_bytes(_v(capacity), capacity["unit"]) if capacity else 0.0,
-        at_reference=r["resolution"] == reference,
-        transformer_bits=float(r["transformer_bits"]),
-        text_encoders_on_card=r["text_encoders"] == "card",
-        url=r["url"],
     )
 
 

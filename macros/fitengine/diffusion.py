@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .catalog import Catalog, Component, DiffusionModel, Format, Gpu, MemoryReport, Node
+from .catalog import Catalog, Format, Gpu, Node
+from .catalog_diffusion import Component, DiffusionModel, MemoryReport
 from .errors import unknown
 from .fit import format_support
 from .memory import UNQUANTIZED_BITS

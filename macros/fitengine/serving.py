@@ -141,11 +141,13 @@ class Serving:
         bandwidth, _throughput, _per_pair, fixed, per_sequence = self._step_terms
         return self._weights[0] / self.layout.tp / bandwidth + fixed + per_sequence
 
-    def weights_read(self, tokens: int, node_tokens: int = 0) -> float:
+    def weights_read(self, tokens: int, node_tokens: int = 0, expert_weight: float = 1.0) -> float:
         """Bytes of weights a step of `tokens` tokens reads, over the tensor-parallel cards: the
         experts it touches, one embedding row per token. With data-parallel attention the experts
-        are those the `node_tokens` of every rank touch, spread over the ranks."""
+        are those the `node_tokens` of every rank touch, spread over the ranks. `expert_weight`:
+        what an expert's byte counts for (`step` gives 1 / the share of the bandwidth its kernels reach)."""
         shared, expert_bytes, embeddings = self._weights
+        expert_bytes *= expert_weight
         vocab = self.arch.vocab
         rows = embeddings * min(tokens, vocab) / vocab
         dp = self.layout.dp
@@ -183,7 +185,7 @@ class Serving:
         lay = self.layout
         dp, tp = lay.dp, lay.tp
         node_tokens = node_tokens or tokens * dp
-        memory = (self.weights_read(tokens, node_tokens) / tp + kv_read) / bandwidth
+        memory = (self.weights_read(tokens, node_tokens, self._expert_weight) / tp + kv_read) / bandwidth
         matmul_token, experts_token = self._matmul_terms
         if dp == 1:
             matmul = matmul_token * tokens
@@ -236,14 +238,25 @@ class Serving:
         throughput = self.compute_tflops * 1e12 * rt.compute_efficiency * share
         per_pair = 4 * arch.heads * self._attention_dim() * self._attending_layers()
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
-        fused = self.gpu.architecture in self.fmt.flashinfer_moe  # FlashInfer's expert kernels, not the default's
-        moe_fixed = rt.flashinfer_moe_layer_overhead_s if fused else rt.moe_layer_overhead_s
+        kernels = self._moe_kernels
+        moe_fixed = rt.flashinfer_moe_layer_overhead_s if kernels == "flashinfer" else rt.moe_layer_overhead_s
         fixed = arch.layers * rt.layer_overhead_s + moe_layers * moe_fixed
-        if self.gpu.architecture in self.fmt.marlin_moe:
+        if kernels == "marlin":
             fixed += moe_layers * rt.marlin_moe_layer_overhead_s
         if arch.mla is not None:
             fixed += arch.layers * rt.mla_layer_overhead_s
         return bandwidth, throughput, per_pair, fixed, rt.sequence_overhead_s
+
+    @shared_once
+    def _moe_kernels(self) -> str:
+        """The format's MoE kernels on this card (formats.yaml `<kernels>_moe`), "" for the usual ones."""
+        return dict(self.fmt.moe_kernels).get(self.gpu.architecture, "")
+
+    @shared_once
+    def _expert_weight(self) -> float:
+        """What a byte of an expert counts for against the bandwidth reached: 1 / the share of it the
+        format's expert kernels read at on this card (Triton's fused_moe, DeepGEMM's), else 1."""
+        return 1 / self.runtime.moe_bandwidth_share(self._moe_kernels)
 
     @shared_once
     def _prompt_terms(self) -> tuple[float, float]:
