@@ -11,8 +11,9 @@ from typing import Any
 
 from .catalog import Catalog, Gpu, Node, Runtime
 from .layout import Layout
-from .serving import Serving, Steady
+from .serving import Serving
 from .sizing import Sizing
+from .steps import Steady
 from .topology import GroupLink, group_link
 from .units import SECONDS_PER_HOUR
 from .workloads import MAX_CONCURRENCY, Workload

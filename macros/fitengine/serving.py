@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import NamedTuple
 
 from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
@@ -45,6 +44,7 @@ from .memory import bits_for, experts_touched, kv_bytes_per_card, weight_bytes
 from .once import once, shared_once
 from .runtime_defaults import batched_tokens
 from .speed import all_to_all_seconds, allgather_seconds, allreduce_seconds, send_seconds
+from .steps import Steady, Step
 from .topology import GroupLink
 
 # Prompt chunks evaluated one by one before the rest are taken in groups (each group costed
@@ -54,45 +54,6 @@ _GROUPS = 16
 _STEADY_ROUNDS = 60  # at most, of the search for the steady cycle (it closes to a part in 10^12 in a few)
 _BUSIEST = 1 - 1e-9  # the prompt queue's load stays below 1: the closed loop slows the arrivals first
 _LEAST_CHUNK = 64  # a step always takes some prompt tokens (vLLM preempts decodes before starving prompts)
-
-
-class Steady(NamedTuple):
-    """One replica's steady state: what each user sees, what it produces (a tuple: thousands are made per answer).
-
-    `admitted`: requests in flight; `tpot_s`: the time between two tokens of one answer;
-    `ttft_s`: from a request sent to its first token (`queue_s` of it waiting to be admitted);
-    `total_tok_s`: output tokens per second of the replica; `prefill_share`: the share of its
-    time the prompts take; `cycle_s`: one admitted request's time from sent to answered, once
-    admitted (a user beyond the admitted waits that long for every `admitted` ahead).
-    """
-
-    admitted: int
-    tpot_s: float
-    ttft_s: float
-    queue_s: float
-    total_tok_s: float
-    prefill_share: float
-    bound: str
-    communication_s: float
-    cycle_s: float
-
-
-class Step(NamedTuple):
-    """One step's time and its parts, in seconds (a tuple: thousands are made per answer)."""
-
-    seconds: float
-    memory: float
-    compute: float
-    communication: float
-    fixed: float
-
-    @property
-    def bound(self) -> str:
-        """What limits the step: memory, compute or communication (the first of equals)."""
-        memory, compute, communication = self.memory, self.compute, self.communication
-        if memory >= compute:
-            return "memory" if memory >= communication else "communication"
-        return "compute" if compute >= communication else "communication"
 
 
 @dataclass(frozen=True)
