@@ -130,11 +130,14 @@ def test_a_latent_attention_prompt_is_computed_as_ordinary_attention_and_a_decod
     up-projects the latents to keys and values of each head and runs ordinary attention, scores
     over qk_nope + qk_rope (192) and values over v_head_dim (128), the cached part of the prompt
     up-projected again at each chunk; a decoding token (the 'data-movement friendly' way) attends
-    to the latent itself, scores and values over its 512 + 64. Each multiply-add is 2 operations."""
+    to the latent itself, scores and values over its 512 + 64. Each multiply-add is 2 operations.
+    Attention runs at the card's 16-bit rate (its queries, keys and values in BF16), the
+    up-projection, a matrix product of the FP8 checkpoint, at the FP8 rate."""
     work = workload(catalog, "deepseek-v3", "fp8", layout=DP8)
     serving = replica(catalog, work, catalog.node("8x-h200-sxm"), Layout(1, 1, 8, 8))
     gpu, runtime = catalog.gpus["h200-sxm"], catalog.runtimes["vllm"]
-    per_second = gpu.fp8_tflops * 1e12 * runtime.compute_efficiency  # one card: a rank of DP 8 is TP 1
+    per_second = gpu.bf16_tflops * 1e12 * runtime.compute_efficiency  # one card: a rank of DP 8 is TP 1
+    fp8_per_second = gpu.fp8_tflops * 1e12 * runtime.compute_efficiency
 
     def added(**attention: float) -> float:
         return serving.step(64, 0.0, **attention).compute - serving.step(64, 0.0, 0.0).compute
@@ -146,7 +149,7 @@ def test_a_latent_attention_prompt_is_computed_as_ordinary_attention_and_a_decod
     assert added(attended=pairs) == pytest.approx(pairs * decode / per_second, rel=0.06)
     context = 4096  # tokens of the prompt cached before the chunk: their latents up-projected to K and V
     up = 2 * 512 * HEADS * (QK_NOPE + V_HEAD) * LAYERS
-    assert added(attended=0.0, prompt_context=context) == pytest.approx(context * up / per_second, rel=1e-9)
+    assert added(attended=0.0, prompt_context=context) == pytest.approx(context * up / fp8_per_second, rel=1e-9)
 
 
 def test_a_dense_model_is_refused_data_parallel_attention(catalog):

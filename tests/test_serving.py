@@ -182,6 +182,21 @@ def test_prefill_is_compute_bound_and_sets_the_first_token(catalog):
     assert row.ttft_s == pytest.approx(seconds)
 
 
+def test_attention_runs_at_the_16_bit_rate_beside_fp8_products(catalog):
+    # Llama 3.3 70B: 64 query heads of 128, 80 layers (config.json); a prompt's token pairs cost
+    # 4 x 64 x 128 x 80 operations each (scores and values), at the BF16 rate since vLLM keeps the
+    # queries, keys and values in 16 bits, while its FP8 products run at the FP8 rate.
+    c = ideal(catalog)
+    work = workload(c, "llama-3.3-70b", "fp8", 16384, layout=(8, 1, 1), input_tokens=8192, output_tokens=256)
+    serving = replica(c, work, c.node("8x-h100-sxm"), Layout(8))
+    h100 = c.gpus["h100-sxm"]
+    pairs = 8192 * 8192 / 2
+    step = serving.step(8192, 0.0, 0.0, communicate=False, prompt_pairs=pairs)
+    products = 2 * (70.55e9 - 128256 * 8192) * 8192 / h100.fp8_tflops
+    attention = 4 * 64 * 128 * 80 * pairs / h100.bf16_tflops
+    assert step.compute == pytest.approx((products + attention) / 8 / 1e12, rel=0.01)
+
+
 def test_users_are_spread_over_replicas(catalog):
     # Copies of one card each (the engine would split the model further for so few users).
     work16 = workload(catalog, "llama-3.1-8b", "bf16", concurrency=16, layout=(1, 1, 1))

@@ -197,7 +197,7 @@ class Serving:
         share = self.fmt.kernel_share  # a format whose kernels run slower than the runtime's best (NF4)
         bandwidth = self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency * share
         throughput = self.compute_tflops * 1e12 * rt.compute_efficiency * share
-        per_pair = 4 * arch.heads * self._attention_dim() * self._attending_layers()
+        per_pair = 4 * arch.heads * self._attention_dim() * self._attending_layers() * self._attention_rate
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
         kernels = self._moe_kernels
         moe_fixed = rt.flashinfer_moe_layer_overhead_s if kernels == "flashinfer" else rt.moe_layer_overhead_s
@@ -230,13 +230,20 @@ class Serving:
         values of each head and runs ordinary attention, with heads of qk_nope + qk_rope for the
         scores and v_head_dim for the values, the cached part of the prompt up-projected again at
         each chunk. Other attention computes both the same way."""
-        mla, layers = self.arch.mla, self._attending_layers()
+        mla, layers, rate = self.arch.mla, self._attending_layers(), self._attention_rate
         if mla is None:
-            return 4 * self.arch.heads * self.arch.head_dim * layers, 0.0
+            return 4 * self.arch.heads * self.arch.head_dim * layers * rate, 0.0
         heads = self.arch.heads
-        per_pair = 2 * heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim) * layers
+        per_pair = 2 * heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim) * layers * rate
         per_context = 2 * mla.kv_lora_rank * heads * (mla.qk_nope_head_dim + mla.v_head_dim) * layers
         return per_pair, per_context
+
+    @shared_once
+    def _attention_rate(self) -> float:
+        """The step's tensor rate over the one attention runs at: its queries, keys and values stay
+        in 16 bits whatever the format (vLLM's FlashAttention and FlashInfer with the default 16-bit
+        KV cache), so with FP8 layers (`compute_tflops` at FP8) each attention operation counts for more."""
+        return self.compute_tflops / self.gpu.bf16_tflops if self.gpu.bf16_tflops else 1.0
 
     def _attention_dim(self) -> int:
         mla = self.arch.mla
