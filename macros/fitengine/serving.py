@@ -4,8 +4,12 @@ A step processes some new tokens for the sequences in flight (one each while the
 chunk of a prompt while it is prefilled). Its time is a roofline per card: bytes read against
 the memory bandwidth reached plus work against the dense throughput reached (added, not
 overlapped: kernels overlap them only in part, and a floor takes the slower side),
-plus a fixed cost per layer (kernel launches; routing and expert dispatch for MoE layers),
-plus the layout's collectives on the node's link. Attention works on the token pairs: a decoding
+plus a fixed cost per layer (kernel launches; routing and expert dispatch for MoE layers, their
+own where the format's experts run through other kernels on the card: formats.yaml `<kernels>_moe`),
+plus the layout's collectives on the node's link. Each part at its rate: the products at the
+format's where the card multiplies it natively, attention at the 16-bit rate (its queries, keys
+and values stay in 16 bits), the experts read at the share of the bandwidth their kernels reach
+(FP8 experts through Triton's fused_moe or DeepGEMM). Attention works on the token pairs: a decoding
 token over the cache (for multi-head latent attention, the latent itself), a prompt chunk over
 keys and values of each head (for latent attention, up-projected from the latents: vLLM's MLA
 backend computes a prompt the way that costs fewer operations). The collectives:
