@@ -54,9 +54,9 @@ def diffusion_from_dict(m: dict[str, Any]) -> DiffusionModel:
         name=m["name"],
         kind=m["kind"],
         components=tuple(
-            Component(c["role"], c["name"], int(_value(c["params"])), float(c.get("bits", 0))) for c in m["components"]
+            Component(c["role"], c["name"], int(c["params"]["value"]), float(c.get("bits", 0))) for c in m["components"]
         ),
-        activation_bytes=to_bytes(_value(m["activation"]), m["activation"]["unit"]),
+        activation_bytes=to_bytes(m["activation"]["value"], m["activation"]["unit"]),
         native_format=m.get("native_format"),
         resolution=str(m.get("resolution", "")),
         reports=tuple(_report(r, str(m.get("resolution", ""))) for r in m.get("memory_reports", ())),
@@ -69,13 +69,9 @@ def _report(r: dict[str, Any], reference: str) -> MemoryReport:
         outcome=r["outcome"],
         gpu=r.get("gpu", ""),
         card=r["card"],
-        capacity_bytes=to_bytes(_value(capacity), capacity["unit"]) if capacity else 0.0,
+        capacity_bytes=to_bytes(capacity["value"], capacity["unit"]) if capacity else 0.0,
         at_reference=r["resolution"] == reference,
         transformer_bits=float(r["transformer_bits"]),
         text_encoders_on_card=r["text_encoders"] == "card",
         url=r["url"],
     )
-
-
-def _value(figure: dict[str, Any]) -> Any:
-    return figure["value"]

@@ -7,7 +7,8 @@ from typing import NamedTuple
 
 
 class Steady(NamedTuple):
-    """One replica's steady state: what each user sees, what it produces (a tuple: thousands are made per answer).
+    """One replica's steady state: what each user sees, what the replica produces (a tuple:
+    thousands are made per answer).
 
     `admitted`: requests in flight; `tpot_s`: the time between two tokens of one answer;
     `ttft_s`: from a request sent to its first token (`queue_s` of it waiting to be admitted);
