@@ -155,7 +155,7 @@ def objective(
 
 def score(points: list[Point], kept: int) -> tuple[int, float, float]:
     """The objective's first three elements: records kept, sweep shares, sweep closeness."""
-    answered = [p for p in points if p.tpot_ratio is not None and p.ttft_ratio is not None]
+    answered = [p for p in points if p.answered]
     in_band = sum(p.in_band for p in points) / len(points) if points else 0.0
     pairs = pairs_in_order(answered)
     ordered = pairs["kept"] / pairs["pairs"] if pairs["pairs"] else 0.0

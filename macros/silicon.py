@@ -126,13 +126,21 @@ def _in_band(points: list[Point]) -> float:
     return round(sum(p.in_band for p in points) / len(points), 3) if points else 0.0
 
 
+def _ratios(answered: list[Point]) -> dict[str, dict[str, float]]:
+    """Engine / measured for the time per token and the first token: median, 10th and 90th percentiles."""
+    if not answered:
+        return {"tpot": {}, "ttft": {}}
+    return {
+        "tpot": quantiles([p.tpot_ratio for p in answered if p.tpot_ratio is not None]),
+        "ttft": quantiles([p.ttft_ratio for p in answered if p.ttft_ratio is not None]),
+    }
+
+
 def _setup(catalog: Catalog, node: str, model: str, fmt: str, group: list[Point]) -> dict[str, Any]:
     """One card, model and format: its points, their share in band, and engine / measured (the
     median, and the 10th and 90th percentiles macros/fitengine/trust.py shows beside a figure),
     with the layouts and loads measured (what that band speaks for)."""
-    answered = [p for p in group if p.tpot_ratio is not None and p.ttft_ratio is not None]
-    tpot = quantiles([p.tpot_ratio for p in answered]) if answered else {}
-    ttft = quantiles([p.ttft_ratio for p in answered]) if answered else {}
+    answered = [p for p in group if p.answered]
     return {
         "node": node,
         "gpu": catalog.node(node).gpu,
@@ -140,8 +148,7 @@ def _setup(catalog: Catalog, node: str, model: str, fmt: str, group: list[Point]
         "format": fmt,
         "points": len(group),
         "in_band": _in_band(group),
-        "tpot": tpot,
-        "ttft": ttft,
+        **_ratios(answered),
         "tensor_parallel": sorted({p.tp for p in answered if p.row["data_parallel"] == "1"}),
         "max_concurrency": max((p.concurrency for p in answered), default=0),
     }
@@ -153,7 +160,7 @@ def report(catalog: Catalog, path: Path) -> dict[str, Any]:
         points, left_out = run(catalog, table)
     except SiliconFileError as e:
         raise SiliconFileError(f"{path}: {e}") from e
-    answered = [p for p in points if p.tpot_ratio is not None and p.ttft_ratio is not None]
+    answered = [p for p in points if p.answered]
     setups: dict[tuple[str, str, str], list[Point]] = {}
     for p in points:
         setups.setdefault((p.row["node"], p.row["model"], p.row["weights"]), []).append(p)
@@ -166,13 +173,12 @@ def report(catalog: Catalog, path: Path) -> dict[str, Any]:
         "points": len(points),
         "refused": len(points) - len(answered),
         "in_band": _in_band(points),
-        "tpot": quantiles([p.tpot_ratio for p in answered]) if answered else {},
-        "ttft": quantiles([p.ttft_ratio for p in answered]) if answered else {},
+        **_ratios(answered),
         "tp_pairs_in_order": pairs_in_order(answered),
         "setups": [
             _setup(catalog, node, model, fmt, group)
             for (node, model, fmt), group in sorted(setups.items())
-            if any(p.tpot_ratio is not None and p.ttft_ratio is not None for p in group)
+            if any(p.answered for p in group)
         ],
         "left_out": dict(sorted(left_out.items())),
     }

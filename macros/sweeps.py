@@ -69,6 +69,11 @@ class Point:
         return int(self.row["concurrency"])
 
     @property
+    def answered(self) -> bool:
+        """Whether the engine gave both figures (a refused row has neither)."""
+        return self.tpot_ratio is not None and self.ttft_ratio is not None
+
+    @property
     def in_band(self) -> bool:
         return (
             self.tpot_ratio is not None
@@ -151,7 +156,7 @@ def band(catalog: Catalog, points: list[Point], which: str = "judge") -> dict[st
     """Median and 90th percentile of engine / measured for TPOT and TTFT, overall and per slice,
     on one part of the rows ('fit', 'judge' or 'all'); a ratio's spread is read as max(r, 1/r)."""
     chosen = [p for p in points if which == "all" or p.part == which]
-    answered = [p for p in chosen if p.tpot_ratio is not None]
+    answered = [p for p in chosen if p.answered]
     out: dict[str, Any] = {
         "part": which,
         "points": len(chosen),
@@ -206,7 +211,7 @@ MIN_SLICE_POINTS = 5  # a tensor-parallel size with fewer judged points is not s
 def covers(catalog: Catalog, points: list[Point]) -> dict[str, Any]:
     """The setups the band speaks for (macros/fitengine/trust.py reads it): the sweeps' runtime and
     cards, the tensor-parallel sizes with enough judged points, and the most users per replica measured."""
-    judged = [p for p in points if p.part == "judge" and p.tpot_ratio is not None]
+    judged = [p for p in points if p.part == "judge" and p.answered]
     sizes = sorted({p.tp for p in judged if sum(q.tp == p.tp for q in judged) >= MIN_SLICE_POINTS})
     return {
         "runtime": RUNTIME,
