@@ -138,6 +138,13 @@ class Runtime:
     current_from: tuple[int, ...] = ()
     earlier_bandwidth_efficiency: float = 0
 
+    def moe_layer_time(self, kernels: str) -> float:
+        """An MoE layer's fixed time through `kernels` (formats.yaml `<kernels>_moe`; "": the usual ones):
+        FlashInfer's its own, Marlin's the usual one and more."""
+        if kernels == "flashinfer":
+            return self.flashinfer_moe_layer_overhead_s
+        return self.moe_layer_overhead_s + (self.marlin_moe_layer_overhead_s if kernels == "marlin" else 0.0)
+
     def moe_bandwidth_share(self, kernels: str) -> float:
         """The share of the bandwidth reached that experts are read at through `kernels` (1: like any weight)."""
         shares = {"triton": self.triton_moe_bandwidth_share, "deepgemm": self.deepgemm_moe_bandwidth_share}

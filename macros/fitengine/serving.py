@@ -203,11 +203,7 @@ class Serving:
         throughput = self.compute_tflops * 1e12 * rt.compute_efficiency * share
         per_pair = 4 * arch.heads * self._attention_dim() * self._attending_layers() * self._attention_rate
         moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
-        kernels = self._moe_kernels
-        moe_fixed = rt.flashinfer_moe_layer_overhead_s if kernels == "flashinfer" else rt.moe_layer_overhead_s
-        fixed = arch.layers * rt.layer_overhead_s + moe_layers * moe_fixed
-        if kernels == "marlin":
-            fixed += moe_layers * rt.marlin_moe_layer_overhead_s
+        fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_time(self._moe_kernels)
         if arch.mla is not None:
             fixed += arch.layers * rt.mla_layer_overhead_s
         return bandwidth, throughput, per_pair, fixed, rt.sequence_overhead_s
