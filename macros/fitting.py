@@ -108,6 +108,7 @@ CONSTANTS = (
     Constant(
         "deepgemm_moe_bandwidth_share", "deepgemm_moe_bandwidth_share", 1, 0.2, 1.0, 0.05, "DeepGEMM's FP8 expert reads"
     ),
+    Constant("moe_compute_share", "moe_compute_share", 1, 0.4, 1.0, 0.05, "grouped expert products on few rows each"),
 )
 
 

@@ -92,6 +92,8 @@ class Format:
     runtime: str = "vllm"  # the runtime that serves it by default
     group_size: int = 0  # weights sharing one scale along a row (0: per tensor or per channel)
     expert_pad: int = 0  # an expert slice's width is padded up to a multiple of it (0: not padded)
+    # (kernels, intermediate multiple, hidden multiple) where a card's MoE kernels pad otherwise than expert_pad
+    expert_pads: tuple[tuple[str, int, int], ...] = ()
     moe_kernels: tuple[tuple[str, str], ...] = ()  # (architecture, marlin | flashinfer | triton | deepgemm)
     tensor_rate: TensorRate | None = None  # a lower-precision tensor rate its quantized products reach on some cards
     kernel_share: float = 1.0  # the share of the runtime's bandwidth and throughput its kernels reach (measured)
@@ -129,6 +131,7 @@ class Runtime:
     flashinfer_moe_layer_overhead_s: float = 0  # an MoE layer's fixed time through FlashInfer's fused kernels
     triton_moe_bandwidth_share: float = 1.0  # of the bandwidth reached, reading experts through Triton's fused_moe
     deepgemm_moe_bandwidth_share: float = 1.0  # the same, through DeepGEMM's grouped kernels
+    moe_compute_share: float = 1.0  # of the throughput reached, by the experts' grouped matrix products
     sequence_overhead_s: float = 0  # time each sequence of a step adds outside the model (scheduling, sampling, output)
     custom_allreduce_max_bytes: float = 0  # 0: the runtime has no all-reduce kernel of its own
     custom_allreduce_latency_s: float = 0
@@ -315,6 +318,11 @@ def _format(f: dict[str, Any]) -> Format:
         runtime=f.get("runtime", "vllm"),
         group_size=int(f["group_size"]["value"]) if f.get("group_size") else 0,
         expert_pad=int(f["expert_pad"]["value"]) if f.get("expert_pad") else 0,
+        expert_pads=tuple(
+            (k, int(pad["intermediate"]), int(pad["hidden"]))
+            for k in ("marlin", "flashinfer", "triton", "deepgemm")
+            if (pad := f.get(f"{k}_moe", {}).get("pad"))
+        ),
         moe_kernels=tuple(
             (a, k)
             for k in ("marlin", "flashinfer", "triton", "deepgemm")
@@ -361,6 +369,7 @@ def _runtime(r: dict[str, Any]) -> Runtime:
         flashinfer_moe_layer_overhead_s=optional("flashinfer_moe_layer_overhead", 1e-6, moe),
         triton_moe_bandwidth_share=optional("triton_moe_bandwidth_share", 1.0, 1.0),
         deepgemm_moe_bandwidth_share=optional("deepgemm_moe_bandwidth_share", 1.0, 1.0),
+        moe_compute_share=optional("moe_compute_share", 1.0, 1.0),
         sequence_overhead_s=optional("sequence_overhead", 1e-6),
         **_custom_allreduce(r),
         current_from=tuple(int(part) for part in r["current_from"].split(".")) if "current_from" in r else (),

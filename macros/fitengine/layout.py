@@ -41,6 +41,12 @@ class Layout(NamedTuple):
         """The cards of one replica."""
         return self.tp * self.pp * self.dp
 
+    @property
+    def expert_slices(self) -> int:
+        """The cards each routed expert is sliced over: 1 where experts are dealt whole, else every
+        card of a stage (with data-parallel attention the experts span all the ranks)."""
+        return 1 if self.ep > 1 else self.tp * self.dp
+
 
 def refusal(arch: Architecture, runtime: Runtime, layout: Layout, block: int = 0, expert_pad: int = 0) -> Reason | None:
     """Why `runtime` refuses `layout` for this model (None when it accepts it).

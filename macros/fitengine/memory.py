@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .architecture import PARTS, Architecture, Params
+from .architecture import PARTS, Architecture, Params, padded_expert_params
 from .catalog import Format
 
 UNQUANTIZED_BITS = 16.0
@@ -38,6 +38,22 @@ def weight_bytes_per_card(weights: float, experts: float, tp: int, pp: int, dp: 
     whole (its own tp slice of them) while the experts are spread over all dp x tp cards.
     """
     return (weights - experts) / (tp * pp) + experts / (tp * pp * dp)
+
+
+def expert_padding(arch: Architecture, fmt: Format, gpu_architecture: str, tp: int) -> float:
+    """How many times the unpadded size the routed experts are as the format's MoE kernels on a
+    card of `gpu_architecture` lay them out over `tp` cards (1 where nothing is padded).
+
+    vLLM pads each card's slice of an MXFP4 expert (formats.yaml `expert_pad`): the intermediate
+    width to a multiple of 64 with Hopper's Triton kernels, and with Marlin's or FlashInfer's
+    (`kernels`) to their own multiples, the hidden width too. The kernels read and multiply the
+    padded matrices, and the card holds them."""
+    if not fmt.expert_pad or arch.moe is None:
+        return 1.0
+    kernels = dict(fmt.moe_kernels).get(gpu_architecture, "")
+    pads = {k: (intermediate, hidden) for k, intermediate, hidden in fmt.expert_pads}
+    intermediate, hidden = pads.get(kernels, (fmt.expert_pad, 1))
+    return padded_expert_params(arch, tp, intermediate, hidden) / padded_expert_params(arch, tp, 1)
 
 
 def experts_touched(arch: Architecture, params: Params, batch: int | float) -> float:
@@ -96,6 +112,7 @@ def kv_bytes_per_token(arch: Architecture, kv_bytes: int) -> float:
 __all__ = [
     "PARTS",
     "bits_for",
+    "expert_padding",
     "expert_weight_bytes",
     "experts_touched",
     "kv_bytes_per_card",

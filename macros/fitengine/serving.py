@@ -44,7 +44,7 @@ from itertools import pairwise
 from .architecture import Architecture, Params
 from .catalog import Format, Gpu, Runtime
 from .layout import Layout
-from .memory import bits_for, experts_touched, kv_bytes_per_card, weight_bytes
+from .memory import bits_for, expert_padding, experts_touched, kv_bytes_per_card, weight_bytes
 from .once import once, shared_once
 from .runtime_defaults import batched_tokens
 from .speed import all_to_all_seconds, allgather_seconds, allreduce_seconds, send_seconds
@@ -151,7 +151,7 @@ class Serving:
         dp, tp = lay.dp, lay.tp
         node_tokens = node_tokens or tokens * dp
         memory = (self.weights_read(tokens, node_tokens, self._expert_weight) / tp + kv_read) / bandwidth
-        matmul_token, experts_token = self._matmul_terms
+        matmul_token, experts_token = self._layout_matmul_terms
         if dp == 1:
             matmul = matmul_token * tokens
         else:
@@ -179,6 +179,21 @@ class Serving:
             return 2 * (p.active - p.embeddings), 2 * p.experts_active
         expert_ops = 2 * p.experts_active * experts
         return 2 * (p.lm_head + (p.attention + p.mlp) * linear) + expert_ops, expert_ops
+
+    @once
+    def _layout_matmul_terms(self) -> tuple[float, float]:
+        """`_matmul_terms` with the experts' products as this layout's kernels run them: over their
+        padded width, at the share of the throughput reached their grouped products reach."""
+        matmul_token, experts_token = self._matmul_terms
+        if not experts_token:
+            return matmul_token, experts_token
+        experts = experts_token * self._expert_padding / self.runtime.moe_compute_share
+        return matmul_token - experts_token + experts, experts
+
+    @once
+    def _expert_padding(self) -> float:
+        """How many times their unpadded size this layout's experts are (`memory.expert_padding`)."""
+        return expert_padding(self.arch, self.fmt, self.gpu.architecture, self.layout.expert_slices)
 
     @shared_once
     def _rate_shares(self) -> tuple[float, float]:
@@ -213,11 +228,12 @@ class Serving:
         """The format's MoE kernels on this card (formats.yaml `<kernels>_moe`), "" for the usual ones."""
         return dict(self.fmt.moe_kernels).get(self.gpu.architecture, "")
 
-    @shared_once
+    @once
     def _expert_weight(self) -> float:
-        """What a byte of an expert counts for against the bandwidth reached: 1 / the share of it the
-        format's expert kernels read at on this card (Triton's fused_moe, DeepGEMM's), else 1."""
-        return 1 / self.runtime.moe_bandwidth_share(self._moe_kernels)
+        """What a byte of an expert counts for against the bandwidth reached: the padding of this
+        layout's slices (`_expert_padding`) over the share of the bandwidth the format's expert
+        kernels read at on this card (Triton's fused_moe, DeepGEMM's; 1 for the others)."""
+        return self._expert_padding / self.runtime.moe_bandwidth_share(self._moe_kernels)
 
     @shared_once
     def _prompt_terms(self) -> tuple[float, float]:

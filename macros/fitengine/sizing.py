@@ -11,7 +11,14 @@ from .architecture import Architecture, Params
 from .catalog import Catalog, Gpu, Runtime
 from .checkpoint import unquantized_parts
 from .layout import Layout
-from .memory import expert_weight_bytes, kv_bytes_per_card, runtime_reserve_bytes, weight_bytes, weight_bytes_per_card
+from .memory import (
+    expert_padding,
+    expert_weight_bytes,
+    kv_bytes_per_card,
+    runtime_reserve_bytes,
+    weight_bytes,
+    weight_bytes_per_card,
+)
 from .reasons import Reason
 from .runtime_defaults import batched_tokens, max_sequences
 from .serving import Serving
@@ -72,9 +79,15 @@ class Sizing:
         return kv
 
     def weights_card(self, layout: Layout) -> float:
+        """Weight bytes on each card of the layout, the padding of its experts' slices included."""
+        padded = self.expert_weights * (
+            expert_padding(self.arch, self.work.format, self.gpu.architecture, layout.expert_slices) - 1
+        )
         if layout.dp == 1:
-            return self.weights / layout.cards
-        return weight_bytes_per_card(self.weights, self.expert_weights, layout.tp, layout.pp, layout.dp)
+            return (self.weights + padded) / layout.cards
+        return weight_bytes_per_card(
+            self.weights + padded, self.expert_weights + padded, layout.tp, layout.pp, layout.dp
+        )
 
     def room(self, layout: Layout) -> float:
         """Bytes left for the KV cache on each card of the layout."""
