@@ -54,6 +54,7 @@ class Sizing:
         self._kv: dict[tuple[int, int, int], float] = {}
         self._most: dict[tuple[object, ...], int] = {}
         self._admitted: dict[Layout, int] = {}
+        self._weights_card: dict[Layout, float] = {}
         self.servings: dict[tuple[object, ...], Serving] = {}
         self.serving_terms: dict[str, object] = {}  # what its servings share (Serving.shared)
         # The layouts tried on a node of n cards and why each is refused: the same for every card
@@ -80,14 +81,19 @@ class Sizing:
 
     def weights_card(self, layout: Layout) -> float:
         """Weight bytes on each card of the layout, the padding of its experts' slices included."""
-        padded = self.expert_weights * (
-            expert_padding(self.arch, self.work.format, self.gpu.architecture, layout.expert_slices) - 1
-        )
-        if layout.dp == 1:
-            return (self.weights + padded) / layout.cards
-        return weight_bytes_per_card(
-            self.weights + padded, self.expert_weights + padded, layout.tp, layout.pp, layout.dp
-        )
+        held = self._weights_card.get(layout)
+        if held is None:
+            slices = layout.expert_slices
+            padded = self.expert_weights * (
+                expert_padding(self.arch, self.work.format, self.gpu.architecture, slices) - 1
+            )
+            if layout.dp == 1:
+                held = (self.weights + padded) / layout.cards
+            else:
+                weights, experts = self.weights + padded, self.expert_weights + padded
+                held = weight_bytes_per_card(weights, experts, layout.tp, layout.pp, layout.dp)
+            self._weights_card[layout] = held
+        return held
 
     def room(self, layout: Layout) -> float:
         """Bytes left for the KV cache on each card of the layout."""
