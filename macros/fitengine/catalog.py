@@ -79,6 +79,10 @@ class TensorRate:
     architectures: tuple[str, ...]
 
 
+# The MoE kernels a format can name (formats.yaml `<kernels>_moe`), in the order they are read.
+MOE_KERNELS = ("marlin", "flashinfer", "triton", "deepgemm")
+
+
 @dataclass(frozen=True)
 class Format:
     id: str
@@ -97,6 +101,17 @@ class Format:
     moe_kernels: tuple[tuple[str, str], ...] = ()  # (architecture, marlin | flashinfer | triton | deepgemm)
     tensor_rate: TensorRate | None = None  # a lower-precision tensor rate its quantized products reach on some cards
     kernel_share: float = 1.0  # the share of the runtime's bandwidth and throughput its kernels reach (measured)
+
+    def kernels_on(self, architecture: str) -> str:
+        """The MoE kernels the format's experts run through on a card of `architecture`
+        (formats.yaml `<kernels>_moe`), "" for the runtime's usual ones."""
+        return dict(self.moe_kernels).get(architecture, "")
+
+    def pad_multiples(self, kernels: str) -> tuple[int, int]:
+        """The multiples `kernels` pad each card's slice of an expert to: its intermediate width
+        and the hidden width (`expert_pad` and 1 where the kernels give none of their own)."""
+        pads = {k: (intermediate, hidden) for k, intermediate, hidden in self.expert_pads}
+        return pads.get(kernels, (self.expert_pad, 1))
 
 
 @dataclass(frozen=True)
@@ -320,14 +335,10 @@ def _format(f: dict[str, Any]) -> Format:
         expert_pad=int(f["expert_pad"]["value"]) if f.get("expert_pad") else 0,
         expert_pads=tuple(
             (k, int(pad["intermediate"]), int(pad["hidden"]))
-            for k in ("marlin", "flashinfer", "triton", "deepgemm")
+            for k in MOE_KERNELS
             if (pad := f.get(f"{k}_moe", {}).get("pad"))
         ),
-        moe_kernels=tuple(
-            (a, k)
-            for k in ("marlin", "flashinfer", "triton", "deepgemm")
-            for a in f.get(f"{k}_moe", {}).get("architectures", ())
-        ),
+        moe_kernels=tuple((a, k) for k in MOE_KERNELS for a in f.get(f"{k}_moe", {}).get("architectures", ())),
         tensor_rate=TensorRate(r["rate"], r["parts"], tuple(r["architectures"]))
         if (r := f.get("tensor_rate"))
         else None,

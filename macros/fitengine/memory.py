@@ -50,9 +50,7 @@ def expert_padding(arch: Architecture, fmt: Format, gpu_architecture: str, tp: i
     padded matrices, and the card holds them."""
     if not fmt.expert_pad or arch.moe is None:
         return 1.0
-    kernels = dict(fmt.moe_kernels).get(gpu_architecture, "")
-    pads = {k: (intermediate, hidden) for k, intermediate, hidden in fmt.expert_pads}
-    intermediate, hidden = pads.get(kernels, (fmt.expert_pad, 1))
+    intermediate, hidden = fmt.pad_multiples(fmt.kernels_on(gpu_architecture))
     return padded_expert_params(arch, tp, intermediate, hidden) / padded_expert_params(arch, tp, 1)
 
 

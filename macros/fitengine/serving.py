@@ -226,7 +226,7 @@ class Serving:
     @shared_once
     def _moe_kernels(self) -> str:
         """The format's MoE kernels on this card (formats.yaml `<kernels>_moe`), "" for the usual ones."""
-        return dict(self.fmt.moe_kernels).get(self.gpu.architecture, "")
+        return self.fmt.kernels_on(self.gpu.architecture)
 
     @once
     def _expert_weight(self) -> float:
