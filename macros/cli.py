@@ -75,6 +75,12 @@ def _parser() -> argparse.ArgumentParser:
         "--memory-utilization", type=float, help="share of each card the runtime may use (default: the runtime's)"
     )
     fit.add_argument("--kv-cache", choices=("auto", "fp8"), help="KV cache precision (default: auto, 16-bit)")
+    fit.add_argument(
+        "--cuda-graphs",
+        choices=("full", "decode-only", "none"),
+        help="the server's CUDA graphs (default: full, vLLM's; decode-only: cudagraph_mode FULL_DECODE_ONLY, "
+        "the steps that carry a prompt run without; none: --enforce-eager)",
+    )
     fit.add_argument("--catalog", type=Path, default=CATALOG_DIR, help="catalog folder (default: catalog/)")
     fit.add_argument("--json", action="store_true", help="print JSON instead of a table")
     model = sub.add_parser("model", help="the model as the engine reads it")
@@ -155,6 +161,7 @@ def _fit(args: argparse.Namespace, catalog: Catalog) -> list[dict[str, Any]]:
         "output": args.output,
         "runtime": args.runtime,
         "kv_cache": args.kv_cache,
+        "cuda_graphs": args.cuda_graphs,
         "tensor_parallel": args.tensor_parallel,
         "pipeline_parallel": args.pipeline_parallel,
         "expert_parallel": args.expert_parallel,

@@ -151,7 +151,7 @@ def _choice(request: dict[str, Any], key: str) -> str | None:
 
 
 # What an image or video model is refused: the serving runtime's settings and request lengths.
-IMAGE_REFUSED = ("input", "output", *OPTION_KEYS, "memory_utilization", *TARGET_KEYS)
+IMAGE_REFUSED = ("input", "output", *OPTION_KEYS, "memory_utilization", "cuda_graphs", *TARGET_KEYS)
 
 
 def _layout(request: dict[str, Any]) -> tuple[int, int, int, int] | None:
@@ -181,7 +181,8 @@ def answer(
 ) -> dict[str, Any]:
     """Every node's answer to a request {model | config | totals, format, context, concurrency}.
 
-    Optional keys: input, output, runtime, kv_cache, the target (min_speed in tokens per second
+    Optional keys: input, output, runtime, kv_cache, cuda_graphs (the server's: full, decode-only
+    or none), memory_utilization, the target (min_speed in tokens per second
     per user, max_ttft in seconds; the catalog's defaults otherwise), and a forced layout's
     tensor_parallel, pipeline_parallel, expert_parallel and data_parallel (data-parallel attention
     ranks, MoE models under vLLM; a layout the runtime refuses raises EngineError).
@@ -277,6 +278,7 @@ def evaluate(catalog: Catalog, request: dict[str, Any], unpriced: dict[str, Unpr
         "output_tokens": _whole(request, "output"),
         "runtime": _choice(request, "runtime"),
         "kv_cache": _choice(request, "kv_cache"),
+        "cuda_graphs": _choice(request, "cuda_graphs"),
         "layout": _layout(request),
         "memory_utilization": _fraction(request, "memory_utilization"),
         "min_tok_s": _fraction(request, "min_speed"),

@@ -68,6 +68,11 @@ class Architecture:
     def global_layers(self) -> int:
         return self.layers - self.local_layers
 
+    @property
+    def moe_layers(self) -> int:
+        """Layers whose MLP is routed experts (0 for a dense model)."""
+        return self.layers - self.moe.dense_layers if self.moe else 0
+
 
 # The parts a weight format or a checkpoint may treat differently (keep in 16-bit, quantize).
 PARTS = ("embeddings", "lm_head", "attention", "mlp", "experts")
@@ -134,7 +139,7 @@ def count_params(a: Architecture) -> Params:
         mlp = a.layers * _gated_mlp(a.hidden, a.intermediate) + norms
         return Params(embeddings, lm_head, attention, mlp, 0, 0)
     m = a.moe
-    moe_layers = a.layers - m.dense_layers
+    moe_layers = a.moe_layers
     one_expert = _gated_mlp(a.hidden, m.expert_intermediate, m.expert_bias)
     router = a.hidden * m.experts + (m.experts if m.router_bias else 0)
     router += m.experts if m.router_score_bias else 0
@@ -167,4 +172,4 @@ def padded_expert_params(a: Architecture, tp: int, intermediate_multiple: int, h
     one_expert = 3 * hidden * per_card * tp
     if m.expert_bias:
         one_expert += 2 * per_card * tp + hidden
-    return (a.layers - m.dense_layers) * m.experts * one_expert
+    return a.moe_layers * m.experts * one_expert

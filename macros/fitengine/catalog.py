@@ -148,6 +148,8 @@ class Runtime:
     deepgemm_moe_bandwidth_share: float = 1.0  # the same, through DeepGEMM's grouped kernels
     moe_compute_share: float = 1.0  # of the throughput reached, by the experts' grouped matrix products
     sequence_overhead_s: float = 0  # time each sequence of a step adds outside the model (scheduling, sampling, output)
+    ungraphed_layer_overhead_s: float = 0  # time a layer adds to a step run without CUDA graphs
+    ungraphed_moe_layer_overhead_s: float = 0  # and an MoE layer on top of it
     custom_allreduce_max_bytes: float = 0  # 0: the runtime has no all-reduce kernel of its own
     custom_allreduce_latency_s: float = 0
     custom_allreduce_latency_per_card_s: float = 0
@@ -382,6 +384,8 @@ def _runtime(r: dict[str, Any]) -> Runtime:
         deepgemm_moe_bandwidth_share=optional("deepgemm_moe_bandwidth_share", 1.0, 1.0),
         moe_compute_share=optional("moe_compute_share", 1.0, 1.0),
         sequence_overhead_s=optional("sequence_overhead", 1e-6),
+        ungraphed_layer_overhead_s=optional("ungraphed_layer_overhead", 1e-6),
+        ungraphed_moe_layer_overhead_s=optional("ungraphed_moe_layer_overhead", 1e-6),
         **_custom_allreduce(r),
         current_from=tuple(int(part) for part in r["current_from"].split(".")) if "current_from" in r else (),
         earlier_bandwidth_efficiency=optional("earlier_bandwidth_efficiency"),

@@ -66,7 +66,7 @@ def _moe(arch: Architecture) -> dict[str, Any] | None:
         "expert_intermediate": m.expert_intermediate,
         "shared_experts": m.shared_experts,
         "shared_intermediate": m.shared_width if m.shared_experts else 0,
-        "moe_layers": arch.layers - m.dense_layers,
+        "moe_layers": arch.moe_layers,
         "dense_layers": m.dense_layers,
         "dense_intermediate": arch.intermediate if m.dense_layers else 0,
     }

@@ -19,9 +19,9 @@ TARGET_KEYS = ("min_speed", "max_ttft")
 LAYOUT_KEYS = ("tensor_parallel", "pipeline_parallel", "expert_parallel", "data_parallel")
 OPTION_KEYS = ("runtime", "kv_cache", *LAYOUT_KEYS)
 # What the configurator's widget sends; the command line and the guides' macros may also name
-# the custom model, the request's lengths, a memory share or one node.
+# the custom model, the request's lengths, a memory share, the server's CUDA graphs or one node.
 WIDGET_KEYS = (*MODEL_KEYS, "format", *WHOLE_KEYS, *TARGET_KEYS, *OPTION_KEYS)
-REQUEST_KEYS = (*WIDGET_KEYS, "name", "input", "output", "memory_utilization", "node")
+REQUEST_KEYS = (*WIDGET_KEYS, "name", "input", "output", "memory_utilization", "cuda_graphs", "node")
 # What a suggestion sets when no node meets the target: the form's fields it changes.
 SUGGESTION_KEYS = ("format", *WHOLE_KEYS, *TARGET_KEYS)
 # A model given by its totals (`totals`: parameters, in units, and its attention's shape).

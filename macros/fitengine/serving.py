@@ -5,7 +5,8 @@ chunk of a prompt while it is prefilled). Its time is a roofline per card: bytes
 the memory bandwidth reached plus work against the dense throughput reached (added, not
 overlapped: kernels overlap them only in part, and a floor takes the slower side),
 plus a fixed cost per layer (kernel launches; routing and expert dispatch for MoE layers, their
-own where the format's experts run through other kernels on the card: formats.yaml `<kernels>_moe`),
+own where the format's experts run through other kernels on the card: formats.yaml `<kernels>_moe`;
+more where the server runs the step without CUDA graphs, `ungraphed`),
 plus the layout's collectives on the node's link. Each part at its rate: the products at the
 format's where the card multiplies it natively, attention at the 16-bit rate (its queries, keys
 and values stay in 16 bits), the experts read at the share of the bandwidth their kernels reach
@@ -78,6 +79,9 @@ class Serving:
     pp_link: GroupLink | None
     compute_tflops: float
     ep_link: GroupLink | None = None  # all the cards of a data-parallel replica (dp > 1)
+    # What a step adds when the server runs it without CUDA graphs: a decode step, a step that
+    # carries a prompt chunk (Workload.cuda_graphs; 0 where the step is graphed).
+    ungraphed: tuple[float, float] = (0.0, 0.0)
     # What this replica has worked out, by question (its loads, KV per sequence, collectives).
     memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
     # Its terms that do not depend on the layout (`shared_once`), shared by the replicas of one
@@ -135,11 +139,12 @@ class Serving:
         node_tokens: int = 0,
         prompt_pairs: float = 0.0,
         prompt_context: int = 0,
+        prompt: bool = False,
     ) -> Step:
         """A step processing `tokens` tokens of `sequences` sequences that reads `kv_read` bytes of
         KV cache per card (all stages) and attends over `attended` token pairs of decoding
         sequences and `prompt_pairs` of a prompt chunk whose prompt has `prompt_context` tokens
-        cached before it (summed over them).
+        cached before it (summed over them); `prompt`: whether it carries a prompt chunk.
 
         With data-parallel attention these are one rank's; `node_tokens` are those of every rank
         in the same step (0: every rank as busy as this one), whose expert work the rank's cards
@@ -164,7 +169,7 @@ class Serving:
             comm = self.memo.get(key)  # type: ignore[assignment]
             if comm is None:
                 comm = self.memo[key] = self._collectives(tokens, node_tokens)
-        fixed += sequences * per_sequence
+        fixed += sequences * per_sequence + self.ungraphed[prompt]
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
 
     @shared_once
@@ -217,8 +222,7 @@ class Serving:
         bandwidth = self.gpu.memory_bandwidth_gbps * 1e9 * rt.bandwidth_efficiency * share
         throughput = self.compute_tflops * 1e12 * rt.compute_efficiency * share
         per_pair = 4 * arch.heads * self._attention_dim() * self._attending_layers() * self._attention_rate
-        moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
-        fixed = arch.layers * rt.layer_overhead_s + moe_layers * rt.moe_layer_time(self._moe_kernels)
+        fixed = arch.layers * rt.layer_overhead_s + arch.moe_layers * rt.moe_layer_time(self._moe_kernels)
         if arch.mla is not None:
             fixed += arch.layers * rt.mla_layer_overhead_s
         return bandwidth, throughput, per_pair, fixed, rt.sequence_overhead_s
@@ -275,7 +279,7 @@ class Serving:
         message = tokens * arch.hidden * self.activation_bytes
         seconds = 0.0
         if lay.dp > 1 and arch.moe is not None:
-            moe_layers = arch.layers - arch.moe.dense_layers
+            moe_layers = arch.moe_layers
             if lay.tp > 1 and self.tp_link is not None:  # the rank's own all-reduces, less the MoE layers'
                 reduce = allreduce_seconds(message, lay.tp, self.tp_link, self.runtime)
                 seconds += (arch.layers * self.allreduces_per_layer - moe_layers) * reduce
@@ -286,7 +290,7 @@ class Serving:
         if lay.tp > 1 and self.tp_link is not None:
             reduce = allreduce_seconds(message, lay.tp, self.tp_link, self.runtime)
             if lay.ep > 1 and arch.moe is not None:
-                moe_layers = arch.layers - arch.moe.dense_layers
+                moe_layers = arch.moe_layers
                 dispatch = all_to_all_seconds(message * arch.moe.top_k, lay.ep, self.tp_link)
                 seconds += arch.layers * self.allreduces_per_layer * reduce
                 seconds += moe_layers * (2 * dispatch - reduce)
@@ -354,6 +358,7 @@ class Serving:
                 tokens + peers,
                 prompt_pairs=size * (start + size / 2),
                 prompt_context=start,
+                prompt=True,
             ).seconds
 
         if chunks == 1:  # the common case: a prompt within one step's budget

@@ -14,6 +14,9 @@ from .reasons import render
 MAX_CONCURRENCY = 4096
 MAX_TOKENS = 10_000_000
 KV_CACHE = ("auto", "fp8")
+# A server's CUDA graphs: every step graphed (vLLM's default), only the steps that decode and
+# nothing else (cudagraph_mode FULL_DECODE_ONLY), or none (--enforce-eager).
+CUDA_GRAPHS = ("full", "decode-only", "none")
 MAX_PARALLEL = 64  # cards in one layout's dimension: beyond any node
 MIN_UTILIZATION = 0.05  # the smallest share of a card's memory the runtime may be given
 MAX_TARGET_TOK_S = 10_000  # tokens per second per user: beyond any card's decode
@@ -27,8 +30,9 @@ class Workload:
     `context` is the longest sequence the deployment must hold (one request of it must fit);
     `input_tokens` and `output_tokens` are one request's prompt and answer (they set the speed);
     `concurrency` is the reader's total users on the node. `runtime`, `layout`,
-    `memory_utilization` and `kv_cache` override the defaults (the format's runtime, the layout
-    that serves the target best, the runtime's cap, a 16-bit KV cache).
+    `memory_utilization`, `kv_cache` and `cuda_graphs` override the defaults (the format's
+    runtime, the layout that serves the target best, the runtime's cap, a 16-bit KV cache, CUDA
+    graphs for every step).
 
     The target is what each user must get: `min_tok_s` tokens per second of answer at least and
     a first token within `max_ttft_s` seconds (None: no such limit).
@@ -44,6 +48,7 @@ class Workload:
     layout: Layout | None = None
     memory_utilization: float | None = None
     kv_cache: str = "auto"
+    cuda_graphs: str = "full"
     min_tok_s: float | None = None
     max_ttft_s: float | None = None
 
@@ -131,6 +136,12 @@ class Workload:
                 "kv_cache_choice",
                 choices=", ".join(KV_CACHE),
             )
+        if self.cuda_graphs not in CUDA_GRAPHS:
+            raise EngineError(
+                f"CUDA graphs must be one of {', '.join(CUDA_GRAPHS)}, got {shown(self.cuda_graphs, 20)}",
+                "cuda_graphs_choice",
+                choices=", ".join(CUDA_GRAPHS),
+            )
 
 
 def _positive_at_most(value: object, most: float) -> bool:
@@ -174,6 +185,7 @@ def workload(
     layout: tuple[int, ...] | None = None,
     memory_utilization: float | None = None,
     kv_cache: str | None = None,
+    cuda_graphs: str | None = None,
     min_tok_s: float | None = None,
     max_ttft_s: float | None = None,
 ) -> Workload:
@@ -212,6 +224,12 @@ def workload(
         raise EngineError(
             f"{chosen_runtime.name} has no FP8 KV cache option here; use auto",
             "kv_cache_runtime",
+            runtime=chosen_runtime.name,
+        )
+    if cuda_graphs in CUDA_GRAPHS[1:] and chosen_runtime.kind != "server":
+        raise EngineError(
+            f"{chosen_runtime.name} has no CUDA graph option here; use full",
+            "cuda_graphs_runtime",
             runtime=chosen_runtime.name,
         )
     context = a.default_context if context is None else context
@@ -266,6 +284,7 @@ def workload(
         layout=forced,
         memory_utilization=memory_utilization,
         kv_cache=kv_cache or "auto",
+        cuda_graphs=cuda_graphs or "full",
         min_tok_s=a.target_tok_s if min_tok_s is None else min_tok_s,
         max_ttft_s=a.target_ttft_s if max_ttft_s is None else max_ttft_s,
     )

@@ -162,6 +162,8 @@ WIDGET = Localized(
             "err_target_speed_range": "The target speed must be above 0 and at most {maximum} tok/s per user.",
             "err_target_ttft_range": "The target time to first token must be above 0 and at most {maximum} s.",
             "err_kv_cache_runtime": "{runtime} has no FP8 KV cache option: keep the 16-bit cache.",
+            "err_cuda_graphs_choice": "The server's CUDA graphs must be one of: {choices}.",
+            "err_cuda_graphs_runtime": "{runtime} has no CUDA graph option here: keep the full graphs.",
             "err_unknown_runtime": "Unknown runtime: {runtime}; choose one of: {choices}.",
             "err_runtime_format": "{runtime} does not run the {format} format; it runs: {formats}.",
             "err_parallel_range": "“{key}” must be a whole number from 1 to {maximum}.",

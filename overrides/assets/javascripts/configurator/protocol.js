@@ -44,6 +44,7 @@ export const REQUEST = {
     "input",
     "output",
     "memory_utilization",
+    "cuda_graphs",
     "node",
   ],
   suggestion: ["format", "context", "concurrency", "min_speed", "max_ttft"],
