@@ -15,7 +15,9 @@ How a row is read: `batch_size` is the requests served at once by one replica (t
 silicon_concurrency); a replica spans max(tp_size x attention_dp_size, moe_tp_size x moe_ep_size)
 cards, with data-parallel attention where the attention's tensor-parallel size is smaller; the
 experts are dealt whole where moe_ep_size is above 1. The source labels gpt-oss's weights
-"nvfp4": vLLM serves a model published in MXFP4 from that checkpoint.
+"nvfp4": vLLM serves a model published in MXFP4 from that checkpoint. Where the benchmark that measured a row
+is known, the row runs as its server was started (macros/served.py, matched on the model, the
+card, the release the source states and the day it gives: `measured`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from macros.fitengine import Catalog
+from macros.served import measured_day
 from macros.sweeps import BAND_FILE, TPOT_BAND, TTFT_BAND, Point, emit, pairs_in_order, point, quantiles
 
 SILICON_BAND_FILE = BAND_FILE.parent / "silicon_band.json"
@@ -85,6 +88,7 @@ def sweep_row(catalog: Catalog, row: dict[str, str]) -> tuple[str, dict[str, str
             "ttft_ms": row["silicon_ttft_ms"],
             "tpot_ms": row["silicon_tpot_ms"],
             "node": SYSTEMS[row["system"]],
+            "measured": measured_day(row.get("silicon_data_source", "")),
         },
     )
 

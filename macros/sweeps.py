@@ -7,8 +7,10 @@ token and time to first token are set beside the measured ones.
 
 The rows are split in two by a rule fixed in advance (`part`): constants are fitted on the
 "fit" part (`macros.fitting`); the "judge" part says how far to trust the engine on what it was
-not fitted to. A row measured with a vLLM release before the one its constants hold from is run
-as that release (`macros.validation.as_released`).
+not fitted to. A row is run as its server was started where the benchmark that measured it is
+known (`macros.served`: its release, KV cache and CUDA graphs), at vLLM's defaults otherwise; a
+row measured with a release before the one the constants hold from is run as that release
+(`macros.validation.as_released`).
 The error band (`band`) gives, per mechanic (TPOT, TTFT) and per slice (load, TP size, model
 kind), the median and 90th percentile of engine / measured on the judge part, and is written to
 catalog/validation/error_band.json (`python -m macros.sweeps --write`), which the tests check
@@ -33,6 +35,7 @@ from macros.fitengine import Catalog, EngineError
 from macros.fitengine.fit import fit_node
 from macros.fitengine.trust import load_slice
 from macros.fitengine.workloads import workload
+from macros.served import UNSTATED, served
 from macros.validation import as_released
 
 SWEEPS_DIR = Path(__file__).resolve().parent.parent / "catalog" / "validation" / "sweeps"
@@ -107,8 +110,9 @@ def run(catalog: Catalog, directory: Path = SWEEPS_DIR) -> list[Point]:
 def point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str], model: str = "") -> Point:
     """One row through the engine: its layout (tensor_parallel, and data_parallel and expert_parallel
     where the row has them), lengths and load; `model`: the catalog's id (default: MODELS')."""
-    version = row.get("vllm_version") or "unstated"
-    catalog = as_released(catalog, RUNTIME, None if version == "unstated" else version, f"{sweep}: vllm_version")
+    server = served(row, node.id)
+    version = server.release if server else row.get("vllm_version") or "unstated"
+    catalog = as_released(catalog, RUNTIME, None if version in UNSTATED else version, f"{sweep}: vllm_version")
     tp, dp = int(row["tensor_parallel"]), int(row.get("data_parallel") or 1)
     ep = max(1, int(row.get("expert_parallel") or 1))  # 0 in the source for a dense model
     prompt, answer = int(row["input_tokens"]), int(row["output_tokens"])
@@ -125,6 +129,8 @@ def point(catalog: Catalog, sweep: str, node: Any, row: dict[str, str], model: s
             output_tokens=answer,
             runtime=RUNTIME,
             layout=(tp, 1, ep, dp),
+            kv_cache=server.kv_cache if server else None,
+            cuda_graphs=server.cuda_graphs if server else None,
         )
         fit = fit_node(catalog, work, node)
     except EngineError as e:
