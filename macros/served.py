@@ -11,8 +11,9 @@ its scripts at the commit of that day (`SERVED`): the release, the KV cache, the
 Every other row is run at vLLM's defaults, its release as stated.
 
 What InferenceX set and the engine does not model is said here too, and left as it is:
-- its scripts cap vLLM's sequences at the row's users (--max-num-seqs), which only the users ever
-  reach, and turn prefix caching off, as the engine assumes;
+- its scripts turn prefix caching off, as the engine assumes, and cap vLLM's sequences
+  (--max-num-seqs: the row's users on H100 and H200, 512 on the B200) at no fewer than the row's
+  users, who never send more;
 - from vLLM 0.13 (2026-01-02) its H100 and H200 gpt-oss servers force Marlin's MXFP4 kernels
   (VLLM_MXFP4_USE_MARLIN=1) where vLLM's default on Hopper is Triton's: the sweep's gpt-oss rows of
   vLLM 0.18 are those, so the MoE layer's fixed time fitted on them (runtimes.yaml
