@@ -49,11 +49,6 @@ def _new_serving(
 ) -> Serving:
     """A replica of `layout`, `tp_link` joining its tensor-parallel cards, `all_link` all its cards."""
     a = catalog.assumptions
-    # What a step the server runs without CUDA graphs adds (Workload.cuda_graphs): to a decode
-    # step, to a step that carries a prompt chunk.
-    arch = sizing.arch
-    extra = arch.layers * runtime.ungraphed_layer_overhead_s + arch.moe_layers * runtime.ungraphed_moe_layer_overhead_s
-    ungraphed = {"full": (0.0, 0.0), "decode-only": (0.0, extra), "none": (extra, extra)}[work.cuda_graphs]
     fp8_compute = work.format.id == "fp8" and gpu.architecture in work.format.native and gpu.fp8_tflops
     tflops = gpu.fp8_tflops if fp8_compute and gpu.fp8_tflops else gpu.bf16_tflops
     return Serving(
@@ -71,7 +66,7 @@ def _new_serving(
         pp_link=all_link if layout.pp > 1 else None,
         compute_tflops=tflops,
         ep_link=all_link if layout.dp > 1 else None,
-        ungraphed=ungraphed,
+        ungraphed=sizing.ungraphed,
         shared=sizing.serving_terms,  # the same model, format, card, runtime and throughput
     )
 

@@ -43,6 +43,11 @@ class Sizing:
         self.arch = work.model.architecture
         self.params: Params = work.model.params
         self.kv_bytes = a.kv_bytes_fp8 if work.kv_cache == "fp8" else a.kv_bytes
+        # What a step the server runs without CUDA graphs adds (Workload.cuda_graphs): to a decode
+        # step, to a step that carries a prompt chunk (Serving.ungraphed).
+        extra = self.arch.layers * runtime.ungraphed_layer_overhead_s
+        extra += self.arch.moe_layers * runtime.ungraphed_moe_layer_overhead_s
+        self.ungraphed = {"full": (0.0, 0.0), "decode-only": (0.0, extra), "none": (extra, extra)}[work.cuda_graphs]
         self.unquantized = unquantized_parts(work.model, work.format)
         self.weights = weight_bytes(self.params, work.format, self.unquantized)
         self.expert_weights = expert_weight_bytes(self.params, work.format, self.unquantized)
