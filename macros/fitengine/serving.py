@@ -139,12 +139,11 @@ class Serving:
         node_tokens: int = 0,
         prompt_pairs: float = 0.0,
         prompt_context: int = 0,
-        prompt: bool = False,
     ) -> Step:
         """A step processing `tokens` tokens of `sequences` sequences that reads `kv_read` bytes of
         KV cache per card (all stages) and attends over `attended` token pairs of decoding
         sequences and `prompt_pairs` of a prompt chunk whose prompt has `prompt_context` tokens
-        cached before it (summed over them); `prompt`: whether it carries a prompt chunk.
+        cached before it (summed over them).
 
         With data-parallel attention these are one rank's; `node_tokens` are those of every rank
         in the same step (0: every rank as busy as this one), whose expert work the rank's cards
@@ -169,7 +168,8 @@ class Serving:
             comm = self.memo.get(key)  # type: ignore[assignment]
             if comm is None:
                 comm = self.memo[key] = self._collectives(tokens, node_tokens)
-        fixed += sequences * per_sequence + self.ungraphed[prompt]
+        # A step with prompt pairs carries a prompt chunk: ungraphed under decode-only graphs too.
+        fixed += sequences * per_sequence + self.ungraphed[prompt_pairs > 0]
         return Step(memory + compute + comm + fixed, memory, compute, comm, fixed)
 
     @shared_once
@@ -358,7 +358,6 @@ class Serving:
                 tokens + peers,
                 prompt_pairs=size * (start + size / 2),
                 prompt_context=start,
-                prompt=True,
             ).seconds
 
         if chunks == 1:  # the common case: a prompt within one step's budget
