@@ -26,6 +26,7 @@ from macros.fitengine import EngineError, check_measurement, describe, evaluate,
 from macros.fitengine.api import IMAGE_REFUSED, summary
 from macros.fitengine.catalog import Catalog
 from macros.fitengine.measure import MEASUREMENTS
+from macros.fitengine.workloads import CUDA_GRAPHS, KV_CACHE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,10 +75,10 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--memory-utilization", type=float, help="share of each card the runtime may use (default: the runtime's)"
     )
-    fit.add_argument("--kv-cache", choices=("auto", "fp8"), help="KV cache precision (default: auto, 16-bit)")
+    fit.add_argument("--kv-cache", choices=KV_CACHE, help="KV cache precision (default: auto, 16-bit)")
     fit.add_argument(
         "--cuda-graphs",
-        choices=("full", "decode-only", "none"),
+        choices=CUDA_GRAPHS,
         help="the server's CUDA graphs (default: full, vLLM's; decode-only: cudagraph_mode FULL_DECODE_ONLY, "
         "the steps that carry a prompt run without; none: --enforce-eager)",
     )
